@@ -1,0 +1,14 @@
+namespace Salvo;
+
+/// <summary>Which implementation moves a <see cref="DatagramSocket"/>'s datagrams.</summary>
+public enum DatagramBackend
+{
+    /// <summary>Linux's batched backend where the platform supports it, else the portable one. The default.</summary>
+    Auto = 0,
+
+    /// <summary>recvmmsg/sendmmsg on the socket's descriptor: many datagrams per system call (Linux only).</summary>
+    LinuxBatched = 1,
+
+    /// <summary>System.Net.Sockets with the allocation-free SocketAddress overloads: one datagram per call, any OS.</summary>
+    Portable = 2,
+}

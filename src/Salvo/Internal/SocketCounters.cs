@@ -1,0 +1,50 @@
+namespace Salvo.Internal;
+
+/// <summary>A socket's running counters; updated once per batch, not per datagram.</summary>
+internal sealed class SocketCounters
+{
+    private long _datagramsReceived;
+    private long _bytesReceived;
+    private long _datagramsSent;
+    private long _bytesSent;
+    private long _receiveCalls;
+    private long _sendCalls;
+    private long _truncated;
+    private long _icmpErrors;
+    private long _sendErrors;
+
+    public void OnReceived(int datagrams, long bytes, int truncated)
+    {
+        Interlocked.Increment(ref _receiveCalls);
+        Interlocked.Add(ref _datagramsReceived, datagrams);
+        Interlocked.Add(ref _bytesReceived, bytes);
+        if (truncated != 0)
+        {
+            Interlocked.Add(ref _truncated, truncated);
+        }
+    }
+
+    public void OnSent(int datagrams, long bytes)
+    {
+        Interlocked.Increment(ref _sendCalls);
+        Interlocked.Add(ref _datagramsSent, datagrams);
+        Interlocked.Add(ref _bytesSent, bytes);
+    }
+
+    public void OnTruncatedByCaller() => Interlocked.Increment(ref _truncated);
+
+    public void OnIcmpError() => Interlocked.Increment(ref _icmpErrors);
+
+    public void OnSendError() => Interlocked.Increment(ref _sendErrors);
+
+    public DatagramSocketStatistics Snapshot() => new(
+        Interlocked.Read(ref _datagramsReceived),
+        Interlocked.Read(ref _bytesReceived),
+        Interlocked.Read(ref _datagramsSent),
+        Interlocked.Read(ref _bytesSent),
+        Interlocked.Read(ref _receiveCalls),
+        Interlocked.Read(ref _sendCalls),
+        Interlocked.Read(ref _truncated),
+        Interlocked.Read(ref _icmpErrors),
+        Interlocked.Read(ref _sendErrors));
+}

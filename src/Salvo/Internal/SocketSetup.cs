@@ -1,0 +1,43 @@
+using System.Net.Sockets;
+
+namespace Salvo.Internal;
+
+/// <summary>Applies <see cref="DatagramSocketOptions"/> to a new socket before it binds.</summary>
+internal static class SocketSetup
+{
+    public static void Configure(Socket socket, DatagramSocketOptions options)
+    {
+        if (socket.AddressFamily == AddressFamily.InterNetworkV6)
+        {
+            socket.DualMode = options.DualMode;
+        }
+
+        if (options.ReceiveBufferSize is int receive)
+        {
+            socket.ReceiveBufferSize = receive;
+        }
+
+        if (options.SendBufferSize is int send)
+        {
+            socket.SendBufferSize = send;
+        }
+
+        if (options.ReusePort)
+        {
+            EnableReusePort(socket);
+        }
+    }
+
+    private static void EnableReusePort(Socket socket)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            socket.SetRawSocketOption(Interop.Linux.Constants.SOL_SOCKET, Interop.Linux.Constants.SO_REUSEPORT, BitConverter.GetBytes(1));
+        }
+        else
+        {
+            // Elsewhere the closest behaviour is address reuse; the kernel does not spread flows.
+            socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+        }
+    }
+}

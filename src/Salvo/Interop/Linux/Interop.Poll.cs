@@ -1,0 +1,10 @@
+using System.Runtime.InteropServices;
+
+namespace Salvo.Interop.Linux;
+
+internal static unsafe partial class Libc
+{
+    /// <summary>poll(2): waits for readiness; used by the blocking (dedicated thread) I/O model.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "poll", SetLastError = true)]
+    public static partial int Poll(PollFd* fds, nuint count, int timeoutMilliseconds);
+}

@@ -1,0 +1,10 @@
+using System.Runtime.InteropServices;
+
+namespace Salvo.Interop.Linux;
+
+internal static unsafe partial class Libc
+{
+    /// <summary>recvmmsg(2): receives up to <paramref name="count"/> datagrams in one call.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "recvmmsg", SetLastError = true)]
+    public static partial int RecvMmsg(int fd, MMsgHdr* messages, uint count, int flags, void* timeout);
+}

@@ -1,0 +1,10 @@
+using System.Runtime.InteropServices;
+
+namespace Salvo.Interop.Linux;
+
+internal static unsafe partial class Libc
+{
+    /// <summary>sendmmsg(2): sends up to <paramref name="count"/> datagrams in one call.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "sendmmsg", SetLastError = true)]
+    public static partial int SendMmsg(int fd, MMsgHdr* messages, uint count, int flags);
+}

@@ -1,0 +1,10 @@
+using System.Runtime.InteropServices;
+
+namespace Salvo.Interop.Linux;
+
+internal static unsafe partial class Libc
+{
+    /// <summary>sendmsg(2): sends one datagram, optionally with control data (GSO).</summary>
+    [LibraryImport(LibraryName, EntryPoint = "sendmsg", SetLastError = true)]
+    public static partial nint SendMsg(int fd, MsgHdr* message, int flags);
+}

@@ -1,0 +1,62 @@
+using System.Net.Sockets;
+using Salvo.Internal;
+
+namespace Salvo.Pal;
+
+/// <summary>
+/// The seam between <see cref="DatagramSocket"/> and the operating system: one implementation is chosen
+/// when the socket opens (see <see cref="DatagramPalFactory"/>). Members return counts; errors that end
+/// the operation surface as exceptions only at the public edge.
+/// </summary>
+internal abstract class DatagramPal : IDisposable
+{
+    private int _disposed;
+
+    protected DatagramPal(Socket socket, SocketCounters counters)
+    {
+        Socket = socket;
+        Counters = counters;
+        IsIPv6 = socket.AddressFamily == AddressFamily.InterNetworkV6;
+    }
+
+    public Socket Socket { get; }
+
+    public SocketCounters Counters { get; }
+
+    public bool IsIPv6 { get; }
+
+    public bool IsDisposed => Volatile.Read(ref _disposed) != 0;
+
+    public abstract DatagramBackend Backend { get; }
+
+    /// <summary>Waits for at least one datagram, then fills as many as are queued; returns the count.</summary>
+    public abstract ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken);
+
+    /// <summary>Blocks up to <paramref name="timeoutMilliseconds"/> (-1: forever) for datagrams; 0 on timeout.</summary>
+    public abstract int Receive(ReceiveBatch batch, int timeoutMilliseconds);
+
+    /// <summary>Sends every datagram of the batch; returns how many the kernel accepted.</summary>
+    public abstract ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken);
+
+    /// <summary>Blocking form of <see cref="SendAsync"/>.</summary>
+    public abstract int Send(SendBatch batch);
+
+    /// <summary>Receives one datagram into caller memory.</summary>
+    public abstract ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken);
+
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
+        {
+            Close();
+        }
+    }
+
+    protected abstract void Close();
+
+    /// <summary>An IPv4 socket cannot send to an IPv6 address; an IPv6 socket reaches both (mapped).</summary>
+    protected bool CanReach(DatagramAddress destination) =>
+        IsIPv6 || destination.Family != AddressFamily.InterNetworkV6;
+
+    protected ObjectDisposedException Disposed() => new(nameof(DatagramSocket), "The DatagramSocket was disposed.");
+}
