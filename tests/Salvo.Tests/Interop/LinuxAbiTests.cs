@@ -1,0 +1,55 @@
+using System.Runtime.CompilerServices;
+using Salvo.Interop.Linux;
+
+namespace Salvo.Tests.Interop;
+
+/// <summary>The blittable structs match the sizes and offsets read off the kernel headers (x86-64 glibc).</summary>
+public sealed class LinuxAbiTests
+{
+    [Fact]
+    public void StructSizes_MatchTheCHeaders()
+    {
+        Assert.Equal(16, Unsafe.SizeOf<IOVec>());
+        Assert.Equal(56, Unsafe.SizeOf<MsgHdr>());
+        Assert.Equal(64, Unsafe.SizeOf<MMsgHdr>());
+        Assert.Equal(16, Unsafe.SizeOf<CMsgHdr>());
+        Assert.Equal(8, Unsafe.SizeOf<PollFd>());
+    }
+
+    [Fact]
+    public unsafe void FieldOffsets_MatchTheCHeaders()
+    {
+        MMsgHdr message = default;
+        var start = (byte*)&message;
+        Assert.Equal(0, (byte*)&message.Header.Name - start);
+        Assert.Equal(8, (byte*)&message.Header.NameLength - start);
+        Assert.Equal(16, (byte*)&message.Header.IOVecs - start);
+        Assert.Equal(24, (byte*)&message.Header.IOVecCount - start);
+        Assert.Equal(32, (byte*)&message.Header.Control - start);
+        Assert.Equal(40, (byte*)&message.Header.ControlLength - start);
+        Assert.Equal(48, (byte*)&message.Header.Flags - start);
+        Assert.Equal(56, (byte*)&message.Length - start);
+
+        CMsgHdr control = default;
+        var controlStart = (byte*)&control;
+        Assert.Equal(8, (byte*)&control.Level - controlStart);
+        Assert.Equal(12, (byte*)&control.Type - controlStart);
+    }
+
+    [Fact]
+    public void Constants_MatchTheKernelHeaders()
+    {
+        Assert.Equal(103, Constants.UDP_SEGMENT);
+        Assert.Equal(104, Constants.UDP_GRO);
+        Assert.Equal(15, Constants.SO_REUSEPORT);
+        Assert.Equal(32, Constants.MSG_TRUNC);
+        Assert.Equal(8, Constants.MSG_CTRUNC);
+        Assert.Equal(64, Constants.MSG_DONTWAIT);
+        Assert.Equal(8, Constants.IP_PKTINFO);
+        Assert.Equal(49, Constants.IPV6_RECVPKTINFO);
+        Assert.Equal(50, Constants.IPV6_PKTINFO);
+        Assert.Equal(111, (int)Errno.ECONNREFUSED);
+        Assert.Equal(90, (int)Errno.EMSGSIZE);
+        Assert.Equal(11, (int)Errno.EAGAIN);
+    }
+}
