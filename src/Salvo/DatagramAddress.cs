@@ -224,6 +224,19 @@ public readonly struct DatagramAddress : IEquatable<DatagramAddress>
         return length;
     }
 
+    /// <summary>An IPv4 address from its 4 network-order bytes.</summary>
+    internal static DatagramAddress FromIPv4Bytes(ReadOnlySpan<byte> four, int port)
+    {
+        Span<byte> bytes = stackalloc byte[16];
+        bytes.Clear();
+        four.CopyTo(bytes);
+        return FromBytes(bytes, 0, (ushort)port, KindIPv4);
+    }
+
+    /// <summary>An IPv6 address from its 16 network-order bytes.</summary>
+    internal static DatagramAddress FromIPv6Bytes(ReadOnlySpan<byte> sixteen, int port) =>
+        FromBytes(sixteen, 0, (ushort)port, KindIPv6);
+
     /// <summary>Reads a Linux <c>sockaddr_in</c> or <c>sockaddr_in6</c>; <see cref="None"/> for any other family.</summary>
     internal static DatagramAddress FromSockaddr(ReadOnlySpan<byte> sockaddr)
     {

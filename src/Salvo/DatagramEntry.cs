@@ -10,4 +10,9 @@ internal struct DatagramEntry
     public int Length;
     public DatagramAddress Address;
     public bool IsTruncated;
+
+    /// <summary>Receive: the local address it was sent to (IP_PKTINFO). Send: the source address to use.</summary>
+    public DatagramAddress LocalAddress;
+    public int InterfaceIndex;
+    public EcnCodepoint Ecn;
 }

@@ -38,7 +38,7 @@ public sealed class DatagramSocket : IDisposable
         {
             SocketSetup.Configure(socket, options);
             socket.Bind(options.LocalEndPoint);
-            _pal = DatagramPalFactory.Create(socket, options.Backend, _counters);
+            _pal = DatagramPalFactory.Create(socket, options, _counters);
         }
         catch
         {
@@ -61,6 +61,9 @@ public sealed class DatagramSocket : IDisposable
 
     /// <summary>The backend moving this socket's datagrams.</summary>
     public DatagramBackend Backend => _pal.Backend;
+
+    /// <summary>What this socket does: batched I/O, GSO, GRO, given the kernel (probed once per process) and the options.</summary>
+    public DatagramCapabilities Capabilities => _pal.Capabilities;
 
     /// <summary>The address family of the socket (IPv6 also carries IPv4 when dual-mode).</summary>
     public AddressFamily AddressFamily => _pal.Socket.AddressFamily;
@@ -209,7 +212,7 @@ public sealed class DatagramSocket : IDisposable
         catch (SocketException e) when (e.SocketErrorCode != SocketError.OperationAborted && !_pal.IsDisposed)
         {
             _counters.OnSendError();
-            throw SendFailure(e, payload.Length);
+            throw SendFailure(e, payload.Length, destination);
         }
         catch (Exception e) when (e is SocketException or ObjectDisposedException)
         {
@@ -249,9 +252,26 @@ public sealed class DatagramSocket : IDisposable
         catch (SocketException e) when (e.SocketErrorCode != SocketError.OperationAborted && !_pal.IsDisposed)
         {
             _counters.OnSendError();
-            throw SendFailure(e, payload.Length);
+            throw SendFailure(e, payload.Length, RemoteAddress);
         }
     }
+
+    /// <summary>
+    /// The largest payload that fits one IP packet on the route to <paramref name="destination"/>: the
+    /// route's (or learned path) MTU less the IP and UDP headers. 65,507 where the MTU cannot be read.
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="destination"/> is <see cref="DatagramAddress.None"/>.</exception>
+    public int GetMaxDatagramSize(DatagramAddress destination)
+    {
+        if (!destination.HasValue)
+        {
+            throw new ArgumentException("A destination is required.", nameof(destination));
+        }
+
+        return PathMtu.MaxDatagramSize(destination);
+    }
+
+    internal DatagramPal Pal => _pal;
 
     /// <summary>The socket's counters since it opened.</summary>
     public DatagramSocketStatistics GetStatistics() => _counters.Snapshot();
@@ -279,7 +299,7 @@ public sealed class DatagramSocket : IDisposable
         }
     }
 
-    private static SocketException SendFailure(SocketException e, int length) => e.SocketErrorCode == SocketError.MessageSize
-        ? new SocketException((int)SocketError.MessageSize, $"The datagram of {length} bytes is larger than the socket or path allows (EMSGSIZE).")
+    private SocketException SendFailure(SocketException e, int length, DatagramAddress destination) => e.SocketErrorCode == SocketError.MessageSize
+        ? new DatagramTooLargeException(length, GetMaxDatagramSize(destination))
         : e;
 }

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
 
 namespace Salvo;
 
@@ -33,6 +34,43 @@ public sealed class DatagramSocketOptions
 
     /// <summary>Which backend moves datagrams. Defaults to <see cref="DatagramBackend.Auto"/>.</summary>
     public DatagramBackend Backend { get; set; } = DatagramBackend.Auto;
+
+    /// <summary>
+    /// UDP GSO on send (Linux): a run of equal-sized datagrams to one destination in a <see cref="SendBatch"/>
+    /// leaves as one super-datagram that the kernel (or the NIC) cuts, instead of one trip through the stack
+    /// each. Used only where the kernel supports it; switched off for the socket (and counted) if the kernel
+    /// or a device refuses a GSO send. Defaults to true.
+    /// </summary>
+    public bool Gso { get; set; } = true;
+
+    /// <summary>
+    /// UDP GRO on receive (Linux): the kernel may deliver many datagrams of one flow in one buffer, which
+    /// Salvo splits back into datagrams. Turned on at the first receive into a <see cref="ReceiveBatch"/>
+    /// whose buffers can hold a whole coalesced buffer (<see cref="ReceiveBatch.DefaultBufferSize"/>, the
+    /// default); a socket that only receives into smaller buffers never turns it on. Defaults to true.
+    /// </summary>
+    public bool Gro { get; set; } = true;
+
+    /// <summary>
+    /// Reports each received datagram's destination address and interface (IP_PKTINFO / IPV6_RECVPKTINFO),
+    /// for servers bound to a wildcard address that must reply from the address they were reached on.
+    /// Defaults to false.
+    /// </summary>
+    public bool ReceivePacketInformation { get; set; }
+
+    /// <summary>Reports each received datagram's ECN bits (IP_RECVTOS / IPV6_RECVTCLASS). Defaults to false.</summary>
+    public bool ReceiveEcn { get; set; }
+
+    /// <summary>
+    /// Sets don't-fragment and never fragments locally (IP_PMTUDISC_PROBE / IPV6_DONTFRAG): a datagram
+    /// larger than the path MTU fails with <see cref="DatagramTooLargeException"/> (single sends) or is
+    /// counted and skipped with <see cref="System.Net.Sockets.SocketError.MessageSize"/> (batches) instead of
+    /// leaving as IP fragments. Defaults to false.
+    /// </summary>
+    public bool DontFragment { get; set; }
+
+    /// <summary>Where the socket logs rare events (for example GSO switched off). Defaults to no logging.</summary>
+    public ILogger? Logger { get; set; }
 
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     public void Validate()

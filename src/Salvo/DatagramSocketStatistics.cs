@@ -10,6 +10,7 @@ namespace Salvo;
 /// <param name="TruncatedDatagrams">Datagrams longer than their buffer, delivered cut and marked truncated.</param>
 /// <param name="IcmpErrors">ICMP errors reported by the kernel (port unreachable: ECONNREFUSED), counted and survived.</param>
 /// <param name="SendErrors">Datagrams the kernel refused (each skipped; the rest of its batch still went out).</param>
+/// <param name="GsoFallbacks">Times GSO was switched off because the kernel refused a segmented send (at most 1).</param>
 public readonly record struct DatagramSocketStatistics(
     long DatagramsReceived,
     long BytesReceived,
@@ -19,4 +20,5 @@ public readonly record struct DatagramSocketStatistics(
     long SendCalls,
     long TruncatedDatagrams,
     long IcmpErrors,
-    long SendErrors);
+    long SendErrors,
+    long GsoFallbacks);

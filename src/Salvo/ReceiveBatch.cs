@@ -22,7 +22,7 @@ public sealed class ReceiveBatch
     /// </summary>
     public const int DefaultBufferSize = 65_536;
 
-    private readonly DatagramEntry[] _entries;
+    private DatagramEntry[] _entries;
     private int _count;
 
     /// <summary>Creates a batch.</summary>
@@ -44,7 +44,10 @@ public sealed class ReceiveBatch
         _entries = new DatagramEntry[capacity];
     }
 
-    /// <summary>The most datagrams one receive can return.</summary>
+    /// <summary>
+    /// Buffers filled per receive: the most datagrams one receive returns, except that with GRO one buffer
+    /// may hold up to 64 datagrams of one flow, each exposed as its own entry.
+    /// </summary>
     public int Capacity { get; }
 
     /// <summary>Bytes per datagram buffer; a longer datagram is delivered cut and marked truncated.</summary>
@@ -82,6 +85,15 @@ public sealed class ReceiveBatch
     internal SocketAddress? PortableAddress { get; set; }
 
     internal void SetCount(int count) => _count = count;
+
+    /// <summary>Makes room for <paramref name="entries"/> datagrams (GRO splits one buffer into many); allocates once.</summary>
+    internal void EnsureEntryCapacity(int entries)
+    {
+        if (_entries.Length < entries)
+        {
+            _entries = new DatagramEntry[entries];
+        }
+    }
 
     /// <summary>Enumerates a batch's datagrams.</summary>
     public struct Enumerator

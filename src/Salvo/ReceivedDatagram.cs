@@ -13,6 +13,9 @@ public readonly struct ReceivedDatagram
         _memory = memory;
         Source = entry.Address;
         IsTruncated = entry.IsTruncated;
+        Destination = entry.LocalAddress;
+        InterfaceIndex = entry.InterfaceIndex;
+        Ecn = entry.Ecn;
     }
 
     /// <summary>The payload bytes (only what fitted, when <see cref="IsTruncated"/>).</summary>
@@ -26,6 +29,19 @@ public readonly struct ReceivedDatagram
 
     /// <summary>Who sent the datagram.</summary>
     public DatagramAddress Source { get; }
+
+    /// <summary>
+    /// The local address the datagram was sent to (useful on a socket bound to 0.0.0.0 or ::), with the
+    /// socket's port. <see cref="DatagramAddress.None"/> unless
+    /// <see cref="DatagramSocketOptions.ReceivePacketInformation"/> is on (Linux backend).
+    /// </summary>
+    public DatagramAddress Destination { get; }
+
+    /// <summary>The index of the interface the datagram arrived on, or 0 when not known (see <see cref="Destination"/>).</summary>
+    public int InterfaceIndex { get; }
+
+    /// <summary>The ECN bits the datagram carried; <see cref="EcnCodepoint.NotEct"/> unless <see cref="DatagramSocketOptions.ReceiveEcn"/> is on (Linux backend).</summary>
+    public EcnCodepoint Ecn { get; }
 
     /// <summary>
     /// True when the datagram was larger than the batch's <see cref="ReceiveBatch.BufferSize"/> and the

@@ -89,14 +89,27 @@ public sealed class SendBatch
 
     /// <summary>Copies <paramref name="payload"/> in, or returns false when the batch is full.</summary>
     /// <exception cref="ArgumentException"><paramref name="payload"/> is longer than <see cref="MaxDatagramSize"/>.</exception>
-    public bool TryAdd(ReadOnlySpan<byte> payload, DatagramAddress destination = default)
-    {
-        if (payload.Length > MaxDatagramSize)
-        {
-            ThrowTooLong(payload.Length, nameof(payload));
-        }
+    public bool TryAdd(ReadOnlySpan<byte> payload, DatagramAddress destination = default) =>
+        TryAdd(payload, destination, default);
 
-        if (!TryAdd(payload.Length, destination, out var space))
+    /// <summary>
+    /// Reserves a datagram of <paramref name="length"/> bytes and returns its space to write the payload
+    /// into directly (no copy), or returns false when the batch is full.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="length"/> is negative or over <see cref="MaxDatagramSize"/>.</exception>
+    public bool TryAdd(int length, DatagramAddress destination, out Span<byte> payload) =>
+        TryReserve(length, nameof(length), destination, default, EcnCodepoint.NotEct, out payload);
+
+    /// <summary>
+    /// Copies <paramref name="payload"/> in as a datagram sent from the local address <paramref name="source"/>
+    /// (on a socket bound to a wildcard address: reply from the address a request came to) with the ECN
+    /// bits <paramref name="ecn"/>; returns false when the batch is full. Source and ECN are applied by the
+    /// Linux backend; the portable backend sends from the bound address without ECN marks.
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="payload"/> is longer than <see cref="MaxDatagramSize"/>.</exception>
+    public bool TryAdd(ReadOnlySpan<byte> payload, DatagramAddress destination, DatagramAddress source, EcnCodepoint ecn = EcnCodepoint.NotEct)
+    {
+        if (!TryReserve(payload.Length, nameof(payload), destination, source, ecn, out var space))
         {
             return false;
         }
@@ -105,16 +118,11 @@ public sealed class SendBatch
         return true;
     }
 
-    /// <summary>
-    /// Reserves a datagram of <paramref name="length"/> bytes and returns its space to write the payload
-    /// into directly (no copy), or returns false when the batch is full.
-    /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="length"/> is negative or over <see cref="MaxDatagramSize"/>.</exception>
-    public bool TryAdd(int length, DatagramAddress destination, out Span<byte> payload)
+    private bool TryReserve(int length, string parameterName, DatagramAddress destination, DatagramAddress source, EcnCodepoint ecn, out Span<byte> payload)
     {
         if ((uint)length > (uint)MaxDatagramSize)
         {
-            ThrowTooLong(length, nameof(length));
+            ThrowTooLong(length, parameterName);
         }
 
         if (_count == Capacity || _used + length > Arena.Length)
@@ -127,6 +135,8 @@ public sealed class SendBatch
         entry.Offset = _used;
         entry.Length = length;
         entry.Address = destination;
+        entry.LocalAddress = source;
+        entry.Ecn = ecn;
         entry.IsTruncated = false;
         _used += length;
         payload = Arena.AsSpan(entry.Offset, length);

@@ -12,6 +12,7 @@ internal sealed class SocketCounters
     private long _truncated;
     private long _icmpErrors;
     private long _sendErrors;
+    private long _gsoFallbacks;
 
     public void OnReceived(int datagrams, long bytes, int truncated)
     {
@@ -37,6 +38,8 @@ internal sealed class SocketCounters
 
     public void OnSendError() => Interlocked.Increment(ref _sendErrors);
 
+    public void OnGsoFallback() => Interlocked.Increment(ref _gsoFallbacks);
+
     public DatagramSocketStatistics Snapshot() => new(
         Interlocked.Read(ref _datagramsReceived),
         Interlocked.Read(ref _bytesReceived),
@@ -46,5 +49,6 @@ internal sealed class SocketCounters
         Interlocked.Read(ref _sendCalls),
         Interlocked.Read(ref _truncated),
         Interlocked.Read(ref _icmpErrors),
-        Interlocked.Read(ref _sendErrors));
+        Interlocked.Read(ref _sendErrors),
+        Interlocked.Read(ref _gsoFallbacks));
 }

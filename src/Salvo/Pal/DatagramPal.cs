@@ -1,4 +1,6 @@
 using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using Salvo.Internal;
 
 namespace Salvo.Pal;
@@ -12,12 +14,18 @@ internal abstract class DatagramPal : IDisposable
 {
     private int _disposed;
 
-    protected DatagramPal(Socket socket, SocketCounters counters)
+    protected DatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options)
     {
         Socket = socket;
         Counters = counters;
         IsIPv6 = socket.AddressFamily == AddressFamily.InterNetworkV6;
+        Logger = options.Logger ?? NullLogger.Instance;
     }
+
+    public ILogger Logger { get; }
+
+    /// <summary>What this socket does, given the kernel and the options.</summary>
+    public abstract DatagramCapabilities Capabilities { get; }
 
     public Socket Socket { get; }
 

@@ -6,15 +6,15 @@ namespace Salvo.Pal;
 /// <summary>Chooses the backend once, when a socket opens.</summary>
 internal static class DatagramPalFactory
 {
-    public static DatagramPal Create(Socket socket, DatagramBackend requested, SocketCounters counters)
+    public static DatagramPal Create(Socket socket, DatagramSocketOptions options, SocketCounters counters)
     {
-        var useLinux = requested switch
+        var useLinux = options.Backend switch
         {
             DatagramBackend.LinuxBatched => true,
             DatagramBackend.Portable => false,
             _ => LinuxDatagramPal.IsSupported,
         };
 
-        return useLinux ? new LinuxDatagramPal(socket, counters) : new PortableDatagramPal(socket, counters);
+        return useLinux ? new LinuxDatagramPal(socket, counters, options) : new PortableDatagramPal(socket, counters, options);
     }
 }

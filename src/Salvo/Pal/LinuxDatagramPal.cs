@@ -1,7 +1,7 @@
-using System.Net;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using Salvo.Diagnostics;
 using Salvo.Interop.Linux;
 using Salvo.Internal;
 
@@ -12,7 +12,7 @@ namespace Salvo.Pal;
 /// socket is empty, the async path waits on the runtime's own epoll engine through a zero-byte
 /// MSG_PEEK receive, which consumes nothing; the blocking path waits in poll(2).
 /// </summary>
-internal sealed class LinuxDatagramPal : DatagramPal
+internal sealed partial class LinuxDatagramPal : DatagramPal
 {
     // poll(2) slices for the blocking model, so a disposal that races the poll is seen within this time
     // even if the shutdown(2) wake-up was missed.
@@ -21,12 +21,43 @@ internal sealed class LinuxDatagramPal : DatagramPal
     private static readonly Lazy<bool> s_isSupported = new(Probe);
 
     private readonly SafeSocketHandle _handle;
+    private readonly bool _groWanted;
+    private readonly int _localPort;
+    private bool _wantControl;
+    private int _groEnabled;
 
-    public LinuxDatagramPal(Socket socket, SocketCounters counters)
-        : base(socket, counters)
+    public LinuxDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options)
+        : base(socket, counters, options)
     {
         _handle = socket.SafeHandle;
+        _localPort = ((System.Net.IPEndPoint)socket.LocalEndPoint!).Port;
+        _gsoEnabled = options.Gso && LinuxOffloadProbe.Gso ? 1 : 0;
+        _groWanted = options.Gro && LinuxOffloadProbe.Gro;
+        if (options.ReceivePacketInformation)
+        {
+            _wantControl |= EnableReceiveOption("IP_PKTINFO", Constants.IPPROTO_IP, Constants.IP_PKTINFO, Constants.IPPROTO_IPV6, Constants.IPV6_RECVPKTINFO);
+        }
+
+        if (options.ReceiveEcn)
+        {
+            _wantControl |= EnableReceiveOption("IP_RECVTOS", Constants.IPPROTO_IP, Constants.IP_RECVTOS, Constants.IPPROTO_IPV6, Constants.IPV6_RECVTCLASS);
+        }
+
+        if (options.DontFragment)
+        {
+            // PROBE: set DF and never fragment locally, but do not shrink to a learned path MTU on our own;
+            // a datagram over the route's MTU fails with EMSGSIZE.
+            EnableReceiveOption("IP_MTU_DISCOVER", Constants.IPPROTO_IP, Constants.IP_MTU_DISCOVER, Constants.IPPROTO_IPV6, Constants.IPV6_MTU_DISCOVER, Constants.IP_PMTUDISC_PROBE);
+            if (IsIPv6)
+            {
+                EnableReceiveOption("IPV6_DONTFRAG", -1, 0, Constants.IPPROTO_IPV6, Constants.IPV6_DONTFRAG);
+            }
+        }
     }
+
+    public override DatagramCapabilities Capabilities =>
+        new(BatchedIo: true, Gso: GsoEnabled, Gro: Volatile.Read(ref _groEnabled) != 0 || _groWanted, MaxGsoSegments: GsoEnabled ? LinuxSendVectors.MaxSegments : 0);
+
 
     /// <summary>Whether this process can use the batched backend: Linux with recvmmsg and sendmmsg in libc.</summary>
     public static bool IsSupported => s_isSupported.Value;
@@ -83,64 +114,6 @@ internal sealed class LinuxDatagramPal : DatagramPal
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public override async ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken)
-    {
-        var next = BeginSend(batch);
-        var accepted = 0;
-        while (next < batch.Count)
-        {
-            var sent = TrySend(batch, next, out var errno);
-            if (sent > 0)
-            {
-                next += sent;
-                accepted += sent;
-            }
-            else if (errno == Errno.EAGAIN)
-            {
-                // The send buffer is full: let the runtime wait for room and send this one datagram,
-                // then go back to batches.
-                if (await SendOneThroughRuntimeAsync(batch, next, cancellationToken).ConfigureAwait(false))
-                {
-                    accepted++;
-                }
-
-                next++;
-            }
-            else
-            {
-                next = HandleSendError(batch, next, errno);
-            }
-        }
-
-        return accepted;
-    }
-
-    public override int Send(SendBatch batch)
-    {
-        var next = BeginSend(batch);
-        var accepted = 0;
-        while (next < batch.Count)
-        {
-            var sent = TrySend(batch, next, out var errno);
-            if (sent > 0)
-            {
-                next += sent;
-                accepted += sent;
-            }
-            else if (errno == Errno.EAGAIN)
-            {
-                WaitForEvent(Constants.POLLOUT, PollSliceMilliseconds);
-            }
-            else
-            {
-                next = HandleSendError(batch, next, errno);
-            }
-        }
-
-        return accepted;
-    }
-
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public override async ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken)
     {
         while (true)
@@ -187,8 +160,9 @@ internal sealed class LinuxDatagramPal : DatagramPal
 
     private unsafe int TryReceive(ReceiveBatch batch, out Errno errno)
     {
+        EnableGroFor(batch);
         var vectors = batch.LinuxVectors ??= new LinuxReceiveVectors(batch);
-        vectors.Reset(batch.Capacity);
+        vectors.Reset(batch.Capacity, _wantControl);
         int received;
         var added = false;
         try
@@ -217,24 +191,74 @@ internal sealed class LinuxDatagramPal : DatagramPal
             return 0;
         }
 
-        var entries = batch.Entries;
-        long bytes = 0;
-        var truncated = 0;
-        for (var i = 0; i < received; i++)
+        var count = vectors.Parse(batch, received, _localPort, out var bytes, out var truncated);
+        batch.SetCount(count);
+        Counters.OnReceived(count, bytes, truncated);
+        return count;
+    }
+
+    /// <summary>
+    /// Turns GRO on at the first receive into buffers that can hold a whole coalesced buffer; a socket
+    /// with GRO on refuses smaller buffers, which would cut coalesced datagrams.
+    /// </summary>
+    private void EnableGroFor(ReceiveBatch batch)
+    {
+        if (!_groWanted)
         {
-            ref readonly var header = ref vectors.Headers[i];
-            ref var entry = ref entries[i];
-            entry.Offset = i * batch.SlotStride;
-            entry.Length = (int)header.Length;
-            entry.Address = DatagramAddress.FromSockaddr(vectors.Name(i));
-            entry.IsTruncated = (header.Header.Flags & Constants.MSG_TRUNC) != 0;
-            bytes += entry.Length;
-            truncated += entry.IsTruncated ? 1 : 0;
+            return;
         }
 
-        batch.SetCount(received);
-        Counters.OnReceived(received, bytes, truncated);
-        return received;
+        var canHold = batch.BufferSize >= ReceiveBatch.DefaultBufferSize;
+        if (Volatile.Read(ref _groEnabled) != 0)
+        {
+            if (!canHold)
+            {
+                throw new ArgumentException(
+                    $"GRO is on for this socket, so a ReceiveBatch needs BufferSize {ReceiveBatch.DefaultBufferSize} to hold a coalesced buffer (this one has {batch.BufferSize}). Use full-size batches, or set DatagramSocketOptions.Gro = false.",
+                    nameof(batch));
+            }
+        }
+        else if (canHold)
+        {
+            if (LinuxSocketOption.TrySet(_handle, Constants.SOL_UDP, Constants.UDP_GRO, 1) == Errno.None)
+            {
+                _wantControl = true;
+                Volatile.Write(ref _groEnabled, 1);
+            }
+        }
+        else
+        {
+            return;
+        }
+
+        batch.EnsureEntryCapacity(batch.Capacity * LinuxReceiveVectors.MaxSegmentsPerBuffer);
+    }
+
+    /// <summary>Sets an integer option for the socket's family (both levels on a dual-stack socket); logs when unavailable.</summary>
+    private bool EnableReceiveOption(string name, int ipLevel, int ipName, int ipv6Level, int ipv6Name, int value = 1)
+    {
+        var ok = true;
+        if (ipLevel >= 0 && (!IsIPv6 || Socket.DualMode))
+        {
+            ok &= Report(name, LinuxSocketOption.TrySet(_handle, ipLevel, ipName, value));
+        }
+
+        if (IsIPv6)
+        {
+            ok &= Report(name, LinuxSocketOption.TrySet(_handle, ipv6Level, ipv6Name, value));
+        }
+
+        return ok;
+    }
+
+    private bool Report(string option, Errno errno)
+    {
+        if (errno != Errno.None)
+        {
+            SocketLog.OptionUnavailable(Logger, option, Socket.LocalEndPoint?.ToString() ?? "?", errno.ToString());
+        }
+
+        return errno == Errno.None;
     }
 
     private unsafe bool TryReceiveOne(Memory<byte> buffer, out ReceiveResult result, out Errno errno)
@@ -286,76 +310,6 @@ internal sealed class LinuxDatagramPal : DatagramPal
         return true;
     }
 
-    private int BeginSend(SendBatch batch)
-    {
-        batch.ResetOutcome();
-        if (batch.Count == 0)
-        {
-            return 0;
-        }
-
-        var vectors = batch.LinuxVectors ??= new LinuxSendVectors(batch);
-        vectors.Prepare(batch, IsIPv6);
-        return 0;
-    }
-
-    private unsafe int TrySend(SendBatch batch, int start, out Errno errno)
-    {
-        var vectors = batch.LinuxVectors!;
-        int sent;
-        var added = false;
-        try
-        {
-            AddRef(ref added);
-            sent = Libc.SendMmsg((int)_handle.DangerousGetHandle(), vectors.Headers + start, (uint)(batch.Count - start), Constants.MSG_DONTWAIT);
-            errno = sent < 0 ? Libc.LastErrno : Errno.None;
-        }
-        finally
-        {
-            if (added)
-            {
-                _handle.DangerousRelease();
-            }
-        }
-
-        if (sent > 0)
-        {
-            long bytes = 0;
-            var entries = batch.Entries;
-            for (var i = start; i < start + sent; i++)
-            {
-                bytes += entries[i].Length;
-            }
-
-            Counters.OnSent(sent, bytes);
-        }
-
-        return sent;
-    }
-
-    /// <summary>Deals with a failed send of entry <paramref name="index"/>; returns the next entry to send.</summary>
-    private int HandleSendError(SendBatch batch, int index, Errno errno)
-    {
-        switch (errno)
-        {
-            case Errno.EINTR:
-                return index;
-            case Errno.ECONNREFUSED:
-                // An ICMP error from an earlier datagram, reported (and cleared) instead of sending this
-                // one (sock_error() in sock_alloc_send_pskb): count it and send this datagram again.
-                Counters.OnIcmpError();
-                return index;
-            case Errno.EBADF or Errno.ENOTSOCK:
-                throw Disposed();
-            default:
-                // This datagram cannot go (too large, unreachable, firewall, bad address): skip it,
-                // count it, and keep the rest of the batch moving.
-                Counters.OnSendError();
-                batch.RecordFailure(index, errno.ToSocketError());
-                return index + 1;
-        }
-    }
-
     private void HandleReceiveError(Errno errno)
     {
         switch (errno)
@@ -394,46 +348,6 @@ internal sealed class LinuxDatagramPal : DatagramPal
             throw Disposed();
         }
         catch (ObjectDisposedException)
-        {
-            throw Disposed();
-        }
-    }
-
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<bool> SendOneThroughRuntimeAsync(SendBatch batch, int index, CancellationToken cancellationToken)
-    {
-        var payload = batch.GetMemory(index);
-        var destination = batch.GetDestination(index);
-        if (!CanReach(destination))
-        {
-            Counters.OnSendError();
-            batch.RecordFailure(index, SocketError.AddressFamilyNotSupported);
-            return false;
-        }
-
-        try
-        {
-            if (destination.HasValue)
-            {
-                var address = batch.ScratchAddress ??= new SocketAddress(Socket.AddressFamily);
-                (IsIPv6 ? destination.MapToIPv6() : destination).WriteTo(address);
-                await Socket.SendToAsync(payload, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
-            }
-            else
-            {
-                await Socket.SendAsync(payload, SocketFlags.None, cancellationToken).ConfigureAwait(false);
-            }
-
-            Counters.OnSent(1, payload.Length);
-            return true;
-        }
-        catch (SocketException e) when (e.SocketErrorCode != SocketError.OperationAborted && !IsDisposed)
-        {
-            Counters.OnSendError();
-            batch.RecordFailure(index, e.SocketErrorCode);
-            return false;
-        }
-        catch (Exception e) when (e is ObjectDisposedException or SocketException)
         {
             throw Disposed();
         }

@@ -20,8 +20,8 @@ internal sealed class PortableDatagramPal : DatagramPal
 
     private ReceiveBatch? _single;
 
-    public PortableDatagramPal(Socket socket, SocketCounters counters)
-        : base(socket, counters)
+    public PortableDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options)
+        : base(socket, counters, options)
     {
         if (OperatingSystem.IsWindows())
         {
@@ -30,6 +30,8 @@ internal sealed class PortableDatagramPal : DatagramPal
     }
 
     public override DatagramBackend Backend => DatagramBackend.Portable;
+
+    public override DatagramCapabilities Capabilities => new(BatchedIo: false, Gso: false, Gro: false, MaxGsoSegments: 0);
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public override async ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken)

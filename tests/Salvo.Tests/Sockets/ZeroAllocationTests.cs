@@ -27,6 +27,15 @@ public sealed class ZeroAllocationTests
         AssertZeroAllocation(DatagramBackend.LinuxBatched, payloadLength: 1380);
 
     [LinuxFact]
+    public void LinuxBatched_WithGsoAndGroOn_AllocatesNothing()
+    {
+        // Full-size receive buffers turn GRO on; runs of equal datagrams leave as GSO messages.
+        var (sender, receiver) = AssertZeroAllocation(DatagramBackend.LinuxBatched, payloadLength: 1380, receiveBufferSize: ReceiveBatch.DefaultBufferSize);
+        Assert.True(sender.Gso);
+        Assert.True(receiver.Gro);
+    }
+
+    [LinuxFact]
     public async Task LinuxBatched_AsyncPath_AllocatesNothingPerDatagramInTheProcess()
     {
         // The async path hops threads, so count the whole process: this class runs alone.
@@ -71,7 +80,8 @@ public sealed class ZeroAllocationTests
         ReceiveBufferSize = 4 << 20,
     });
 
-    private static void AssertZeroAllocation(DatagramBackend backend, int payloadLength)
+    private static (DatagramCapabilities Sender, DatagramCapabilities Receiver) AssertZeroAllocation(
+        DatagramBackend backend, int payloadLength, int receiveBufferSize = 2048)
     {
         using var receiver = Open(backend);
         using var sender = Open(backend);
@@ -86,7 +96,7 @@ public sealed class ZeroAllocationTests
         {
             try
             {
-                var batch = new ReceiveBatch(capacity: 64, bufferSize: 2048);
+                var batch = new ReceiveBatch(capacity: 64, bufferSize: receiveBufferSize);
                 long start = 0;
                 while (Volatile.Read(ref received) < total)
                 {
@@ -156,6 +166,7 @@ public sealed class ZeroAllocationTests
         Assert.True(receiveThread.Join(TimeSpan.FromSeconds(30)), "receiver did not finish");
         Assert.Null(failure);
         Assert.Equal((0L, 0L), (senderAllocated, receiverAllocated));
+        return (sender.Capabilities, receiver.Capabilities);
 
         static int socketReceive(DatagramSocket socket, ReceiveBatch batch) => socket.Receive(batch, TimeSpan.FromSeconds(10));
     }

@@ -32,6 +32,7 @@ internal static class Constants
     public const int IP_PMTUDISC_DO = 2;
     public const int IP_PMTUDISC_PROBE = 3;
 
+    public const int IPV6_MTU = 24;
     public const int IPV6_MTU_DISCOVER = 23;
     public const int IPV6_RECVERR = 25;
     public const int IPV6_V6ONLY = 26;

@@ -1,0 +1,10 @@
+using BenchmarkDotNet.Running;
+using Salvo.Benchmarks;
+
+if (args.Length > 0 && args[0] == "io-models")
+{
+    return IoModelComparison.Run(args[1..]);
+}
+
+BenchmarkSwitcher.FromAssembly(typeof(IoModelComparison).Assembly).Run(args);
+return 0;
