@@ -10,15 +10,18 @@ namespace Salvo.Benchmarks;
 /// awaiting <see cref="DatagramSocket.ReceiveAsync(ReceiveBatch, CancellationToken)"/> (recvmmsg until
 /// EAGAIN, then the runtime's epoll). Throughput: a blocking batched sender on core 0 blasts for a fixed
 /// time. Latency: one datagram ping-pong. Runs interleaved and repeated; prints medians.
-/// Usage: io-models [seconds-per-point=2] [repetitions=3] [payload=64]
+/// Usage: io-models [seconds-per-point=2] [repetitions=3] [payload=64] [offloads=off|on]
 /// </summary>
 internal static class IoModelComparison
 {
+    private static bool s_offloads;
+
     public static int Run(string[] args)
     {
         var seconds = args.Length > 0 ? double.Parse(args[0], CultureInfo.InvariantCulture) : 2;
         var repetitions = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 3;
         var payload = args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 64;
+        s_offloads = args.Length > 3 && args[3] == "on";
         var duration = TimeSpan.FromSeconds(seconds);
         var results = new Dictionary<string, List<(double Rate, double Cpu)>> { ["dedicated-thread"] = [], ["async"] = [] };
         var latencies = new Dictionary<string, List<double>> { ["dedicated-thread"] = [], ["async"] = [] };
@@ -31,7 +34,7 @@ internal static class IoModelComparison
             }
         }
 
-        Console.WriteLine($"payload {payload} B, {seconds} s per point, median of {repetitions}");
+        Console.WriteLine($"payload {payload} B, GSO/GRO {(s_offloads ? "on" : "off")}, {seconds} s per point, median of {repetitions}");
         Console.WriteLine("| receive model | datagrams/s | receiver CPU % | round trip p50 (us) |");
         Console.WriteLine("|---|---:|---:|---:|");
         foreach (var model in results.Keys)
@@ -80,7 +83,7 @@ internal static class IoModelComparison
         {
             receiveTask = Task.Run(async () =>
             {
-                var batch = new ReceiveBatch(capacity: 64, bufferSize: Math.Max(payload, 64));
+                var batch = new ReceiveBatch(capacity: 64, bufferSize: s_offloads ? ReceiveBatch.DefaultBufferSize : Math.Max(payload, 64));
                 try
                 {
                     while (true)
@@ -98,7 +101,7 @@ internal static class IoModelComparison
             receiveThread = new Thread(() =>
             {
                 ThreadPlacement.PinTo(1);
-                var batch = new ReceiveBatch(capacity: 64, bufferSize: Math.Max(payload, 64));
+                var batch = new ReceiveBatch(capacity: 64, bufferSize: s_offloads ? ReceiveBatch.DefaultBufferSize : Math.Max(payload, 64));
                 try
                 {
                     while (true)
@@ -189,6 +192,8 @@ internal static class IoModelComparison
     {
         LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
         ReceiveBufferSize = 4 << 20,
+        Gso = s_offloads,
+        Gro = s_offloads,
     });
 
     private static double Median(IEnumerable<double> values)

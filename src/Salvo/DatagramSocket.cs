@@ -268,7 +268,7 @@ public sealed class DatagramSocket : IDisposable
             throw new ArgumentException("A destination is required.", nameof(destination));
         }
 
-        return PathMtu.MaxDatagramSize(destination);
+        return PathMtu.MaxDatagramSize(destination, _pal.Socket);
     }
 
     internal DatagramPal Pal => _pal;

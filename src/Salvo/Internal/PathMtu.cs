@@ -4,18 +4,88 @@ using Salvo.Pal;
 
 namespace Salvo.Internal;
 
-/// <summary>Reads the MTU of the route to a destination: a throwaway socket connected to it (no packet leaves).</summary>
+/// <summary>
+/// Reads the MTU of the route to a destination with a throwaway socket connected to it (connecting a UDP
+/// socket sends nothing). The route is looked up in the network namespace of the socket asking, which can
+/// differ from the calling thread's (a socket made inside another namespace).
+/// </summary>
 internal static class PathMtu
 {
     private const int Unknown = SendBatch.DefaultMaxDatagramSize;
 
-    public static int MaxDatagramSize(DatagramAddress destination)
+    public static int MaxDatagramSize(DatagramAddress destination, Socket asking)
     {
         if (!OperatingSystem.IsLinux())
         {
             return Unknown;
         }
 
+        var namespaceFd = NamespaceOf(asking);
+        if (namespaceFd < 0)
+        {
+            return Probe(destination);
+        }
+
+        try
+        {
+            if (SameNamespaceAsThisThread(namespaceFd))
+            {
+                return Probe(destination);
+            }
+
+            var result = Unknown;
+            var thread = new Thread(() =>
+            {
+                // The thread enters the socket's namespace and ends: the namespace goes with it.
+                result = Libc.SetNs(namespaceFd, Libc.CLONE_NEWNET) == 0 ? Probe(destination) : Unknown;
+            });
+            thread.Start();
+            thread.Join();
+            return result;
+        }
+        finally
+        {
+            _ = Libc.Close(namespaceFd);
+        }
+    }
+
+    private static int NamespaceOf(Socket socket)
+    {
+        var added = false;
+        try
+        {
+            socket.SafeHandle.DangerousAddRef(ref added);
+            return Libc.Ioctl((int)socket.SafeHandle.DangerousGetHandle(), Libc.SIOCGSKNS);
+        }
+        catch (ObjectDisposedException)
+        {
+            return -1;
+        }
+        finally
+        {
+            if (added)
+            {
+                socket.SafeHandle.DangerousRelease();
+            }
+        }
+    }
+
+    private static bool SameNamespaceAsThisThread(int namespaceFd)
+    {
+        try
+        {
+            // Both links read "net:[inode]".
+            return File.ResolveLinkTarget($"/proc/self/fd/{namespaceFd}", false)?.Name ==
+                   File.ResolveLinkTarget("/proc/thread-self/ns/net", false)?.Name;
+        }
+        catch (IOException)
+        {
+            return true;
+        }
+    }
+
+    private static int Probe(DatagramAddress destination)
+    {
         var family = destination.Family;
         try
         {

@@ -167,6 +167,11 @@ internal sealed partial class LinuxDatagramPal
                 vectors.CorruptSegmentControlForTesting = false;
                 vectors.Prepare(batch, vectors.FirstEntry(message), IsIPv6, gso: false, MaxGsoBytes);
                 return 0;
+            case not Errno.EAGAIN when vectors.IsSegmented(message):
+                // A segmented message fails as a whole (EMSGSIZE when a segment exceeds the path MTU):
+                // send the rest of this batch one datagram per message, so each gets its own verdict.
+                vectors.Prepare(batch, vectors.FirstEntry(message), IsIPv6, gso: false, MaxGsoBytes);
+                return 0;
             default:
                 // These datagrams cannot go (too large, unreachable, firewall, bad address): skip them,
                 // count them, and keep the rest of the batch moving.
