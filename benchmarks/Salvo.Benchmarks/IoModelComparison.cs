@@ -35,14 +35,15 @@ internal static class IoModelComparison
         }
 
         Console.WriteLine($"payload {payload} B, GSO/GRO {(s_offloads ? "on" : "off")}, {seconds} s per point, median of {repetitions}");
-        Console.WriteLine("| receive model | datagrams/s | receiver CPU % | round trip p50 (us) |");
-        Console.WriteLine("|---|---:|---:|---:|");
+        Console.WriteLine("| receive model | datagrams/s | receiver CPU % | receiver CPU ns per datagram | round trip p50 (us) |");
+        Console.WriteLine("|---|---:|---:|---:|---:|");
         foreach (var model in results.Keys)
         {
             var rate = Median(results[model].Select(x => x.Rate));
             var cpu = Median(results[model].Select(x => x.Cpu));
             var rtt = Median(latencies[model]);
-            Console.WriteLine(FormattableString.Invariant($"| {model} | {rate:N0} | {cpu:F0} | {rtt:F1} |"));
+            var nanoseconds = Median(results[model].Select(x => x.Cpu / 100 * 1e9 / x.Rate));
+            Console.WriteLine(FormattableString.Invariant($"| {model} | {rate:N0} | {cpu:F0} | {nanoseconds:F0} | {rtt:F1} |"));
         }
 
         return 0;
