@@ -46,6 +46,7 @@ public sealed class StreamClient : IAsyncDisposable
         var socket = new Socket(remote.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         try
         {
+            _host.Configure(socket);
             if (local is not null)
             {
                 socket.Bind(local);

@@ -35,7 +35,6 @@ public sealed partial class StreamConnection
         _output = new Pipe(host.OutputOptions);
         Id = host.NextId();
         _lastActivity = Environment.TickCount64;
-        socket.NoDelay = host.NoDelay;
         // Cached: the socket's own properties throw once it is disposed, and logs of the close still name the peer.
         RemoteEndPoint = socket.RemoteEndPoint;
         LocalEndPoint = socket.LocalEndPoint;

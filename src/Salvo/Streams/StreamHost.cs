@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.IO.Pipelines;
+using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Salvo.Buffers;
@@ -29,6 +30,8 @@ internal sealed class StreamHost : IDisposable
         IdleTimeoutMs = ToMilliseconds(options.IdleTimeout);
         CloseTimeout = options.CloseTimeout;
         NoDelay = options.NoDelay;
+        SocketSendBufferSize = options.SocketSendBufferSize;
+        SocketReceiveBufferSize = options.SocketReceiveBufferSize;
         Logger = options.Logger ?? NullLogger.Instance;
         Metrics = new StreamMetrics(options.MeterFactory);
         Pool = options.BufferPool ?? (_ownedPool = new PinnedBufferPool());
@@ -66,6 +69,25 @@ internal sealed class StreamHost : IDisposable
     public TimeSpan CloseTimeout { get; }
 
     public bool NoDelay { get; }
+
+    public int? SocketSendBufferSize { get; }
+
+    public int? SocketReceiveBufferSize { get; }
+
+    /// <summary>Applies the per-socket options; before connect on a client, so that the window is negotiated with them.</summary>
+    public void Configure(Socket socket)
+    {
+        socket.NoDelay = NoDelay;
+        if (SocketSendBufferSize is { } send)
+        {
+            socket.SendBufferSize = send;
+        }
+
+        if (SocketReceiveBufferSize is { } receive)
+        {
+            socket.ReceiveBufferSize = receive;
+        }
+    }
 
     public ILogger Logger { get; }
 

@@ -46,6 +46,16 @@ public class StreamOptions
     /// <summary>TCP_NODELAY: send small frames at once instead of waiting to coalesce them (Nagle). Defaults to true.</summary>
     public bool NoDelay { get; set; } = true;
 
+    /// <summary>
+    /// SO_SNDBUF of each connection in bytes; null keeps the kernel's autotuning (Linux: up to net.ipv4.tcp_wmem's
+    /// maximum). Smaller holds less kernel memory per connection and lets backpressure reach the sender sooner.
+    /// Defaults to null.
+    /// </summary>
+    public int? SocketSendBufferSize { get; set; }
+
+    /// <summary>SO_RCVBUF of each connection in bytes; null keeps the kernel's autotuning. Defaults to null.</summary>
+    public int? SocketReceiveBufferSize { get; set; }
+
     /// <summary>Where connections log opens, closes and their reasons. Defaults to null (no logging).</summary>
     public ILogger? Logger { get; set; }
 
@@ -63,6 +73,16 @@ public class StreamOptions
         if (MaxSendQueueBytes <= 0)
         {
             throw new ArgumentOutOfRangeException(nameof(MaxSendQueueBytes), MaxSendQueueBytes, "MaxSendQueueBytes must be positive.");
+        }
+
+        if (SocketSendBufferSize is <= 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(SocketSendBufferSize), SocketSendBufferSize, "SocketSendBufferSize must be positive.");
+        }
+
+        if (SocketReceiveBufferSize is <= 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(SocketReceiveBufferSize), SocketReceiveBufferSize, "SocketReceiveBufferSize must be positive.");
         }
 
         CheckTimeout(SendTimeout, nameof(SendTimeout));

@@ -61,6 +61,8 @@ public sealed class StreamServer : IAsyncDisposable
                 listener.DualMode = true;
             }
 
+            // Set on the listener so that accepted sockets inherit the buffer sizes before the window is negotiated.
+            _host.Configure(listener);
             listener.Bind(endPoint);
             listener.Listen(_options.Backlog);
         }
@@ -120,6 +122,17 @@ public sealed class StreamServer : IAsyncDisposable
             if (_host.ConnectionCount >= _options.MaxConnections)
             {
                 StreamLog.ConnectionLimit(_host.Logger, socket.RemoteEndPoint, _host.ConnectionCount, _options.MaxConnections);
+                socket.Dispose();
+                continue;
+            }
+
+            try
+            {
+                _host.Configure(socket);
+            }
+            catch (SocketException e)
+            {
+                StreamLog.AcceptFailed(_host.Logger, LocalEndPoint!, e);
                 socket.Dispose();
                 continue;
             }
