@@ -74,12 +74,15 @@ internal static class StreamTestKit
     public static IPEndPoint Loopback => new(IPAddress.Loopback, 0);
 
     /// <summary>Polls a condition that the system reaches on its own (a buffer given back after the last byte went out).</summary>
-    public static async Task WaitUntilAsync(Func<bool> condition, string what)
+    public static Task WaitUntilAsync(Func<bool> condition, string what) => WaitUntilAsync(condition, () => what);
+
+    /// <summary>As above, with a description computed when the wait fails (to show the state it got stuck in).</summary>
+    public static async Task WaitUntilAsync(Func<bool> condition, Func<string> what)
     {
         var clock = Stopwatch.StartNew();
         while (!condition())
         {
-            Assert.True(clock.Elapsed < RecordingHandler.Patience, $"Timed out waiting until {what}.");
+            Assert.True(clock.Elapsed < RecordingHandler.Patience, $"Timed out waiting until {what()}.");
             await Task.Delay(5);
         }
     }
