@@ -10,7 +10,7 @@ namespace Salvo.Streams;
 /// pipe, which a send loop drains to the socket. The output pipe is bounded by
 /// <see cref="StreamOptions.MaxSendQueueBytes"/>. No thread and no timer belong to a connection.
 /// </summary>
-public sealed partial class StreamConnection
+public sealed partial class StreamConnection : IMessagePeer
 {
     private const int Open = 0;
     private const int Closing = 1;
@@ -48,6 +48,9 @@ public sealed partial class StreamConnection
 
     /// <summary>This side's address.</summary>
     public EndPoint? LocalEndPoint { get; }
+
+    /// <summary>Always <see cref="TransportKind.Tcp"/>.</summary>
+    TransportKind IMessagePeer.Transport => TransportKind.Tcp;
 
     /// <summary>Whether the connection still takes messages to send.</summary>
     public bool IsOpen => Volatile.Read(ref _state) == Open;

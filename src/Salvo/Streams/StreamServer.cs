@@ -91,6 +91,14 @@ public sealed class StreamServer : IAsyncDisposable
         _host.Dispose();
     }
 
+    /// <summary>Closes a server that has no connection yet (a port attempt that did not work out), without waiting.</summary>
+    internal void Abandon()
+    {
+        Volatile.Write(ref _stopped, 1);
+        _listener?.Dispose();
+        _host.Dispose();
+    }
+
     /// <summary>Same as <see cref="StopAsync"/>.</summary>
     public async ValueTask DisposeAsync() => await StopAsync().ConfigureAwait(false);
 
