@@ -158,18 +158,19 @@ public sealed class DelimitedFramer : IMessageFramer
         return count;
     }
 
-    /// <summary>Returns the bytes written, or -1 for a bad escape.</summary>
+    /// <summary>Returns the bytes written, or -1 for a bad escape. Copies the runs between escapes in bulk.</summary>
     private static int Unescape(in ReadOnlySequence<byte> body, Span<byte> destination)
     {
         var written = 0;
         var pendingEscape = false;
         foreach (var segment in body)
         {
-            foreach (var value in segment.Span)
+            var span = segment.Span;
+            while (!span.IsEmpty)
             {
                 if (pendingEscape)
                 {
-                    var original = (byte)(value ^ EscapeMask);
+                    var original = (byte)(span[0] ^ EscapeMask);
                     if (original is not (Stx or Etx or Dle))
                     {
                         return -1;
@@ -177,15 +178,21 @@ public sealed class DelimitedFramer : IMessageFramer
 
                     destination[written++] = original;
                     pendingEscape = false;
+                    span = span[1..];
+                    continue;
                 }
-                else if (value == Dle)
+
+                var index = span.IndexOf(Dle);
+                var run = index < 0 ? span : span[..index];
+                run.CopyTo(destination[written..]);
+                written += run.Length;
+                if (index < 0)
                 {
-                    pendingEscape = true;
+                    break;
                 }
-                else
-                {
-                    destination[written++] = value;
-                }
+
+                pendingEscape = true;
+                span = span[(index + 1)..];
             }
         }
 

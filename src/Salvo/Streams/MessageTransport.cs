@@ -75,11 +75,21 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         {
             LocalEndPoint = new IPEndPoint(remote.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
         });
-        socket.Connect(remote);
         var batch = new ReceiveBatch(capacity: 8);
-        var failure = _options.Mode == TransportMode.UdpOnly
-            ? null
-            : await UdpHandshake.RunAsync(socket, batch, _options.HandshakeTimeout, _options.HandshakeAttempts, cancellationToken).ConfigureAwait(false);
+        string? failure;
+        try
+        {
+            socket.Connect(remote);
+            failure = _options.Mode == TransportMode.UdpOnly
+                ? null
+                : await UdpHandshake.RunAsync(socket, batch, _options.HandshakeTimeout, _options.HandshakeAttempts, cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+
         if (failure is null)
         {
             _udp = socket;

@@ -68,8 +68,9 @@ public sealed partial class StreamConnection
             StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e.InnerException!);
             (reason, detail, graceful) = (StreamCloseReason.HandlerError, e.InnerException!.Message, false);
         }
-        catch (Exception e) when (e is SocketException or ObjectDisposedException or InsufficientMemoryException)
+        catch (Exception e)
         {
+            // Reset, aborted, disposed by a close, or the pool at its limit: this connection ends, the rest go on.
             (reason, detail, graceful) = (StreamCloseReason.SocketError, e.Message, false);
         }
         finally

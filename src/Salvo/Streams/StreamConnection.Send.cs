@@ -158,7 +158,7 @@ public sealed partial class StreamConnection
                 }
             }
         }
-        catch (Exception e) when (e is SocketException or ObjectDisposedException)
+        catch (Exception e)
         {
             _ = Close(StreamCloseReason.SocketError, e.Message, graceful: false);
         }
