@@ -1,0 +1,28 @@
+using System.Buffers;
+
+namespace Salvo.Streams;
+
+/// <summary>
+/// The application side of framed connections. One connection calls its handler one message at a time, in
+/// order; different connections call it concurrently.
+/// </summary>
+public interface IStreamHandler
+{
+    /// <summary>
+    /// Handles one message. <paramref name="message"/> is valid until the returned task completes; copy what must
+    /// live longer. Reply with <see cref="StreamConnection.SendAsync"/>. The connection reads nothing more until
+    /// the task completes, so a slow handler slows only its own peer (TCP flow control). A throw closes the
+    /// connection with <see cref="StreamCloseReason.HandlerError"/>.
+    /// </summary>
+    ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message);
+
+    /// <summary>Called once when a connection opens, before its first message.</summary>
+    void OnConnected(StreamConnection connection)
+    {
+    }
+
+    /// <summary>Called once when a connection has closed, with the reason.</summary>
+    void OnClosed(StreamConnection connection, StreamCloseReason reason)
+    {
+    }
+}

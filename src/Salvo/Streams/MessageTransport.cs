@@ -1,0 +1,212 @@
+using System.Buffers;
+using System.Net;
+using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace Salvo.Streams;
+
+/// <summary>
+/// Sends and receives messages with one server over UDP (one message per datagram) or framed TCP, behind one API.
+/// In <see cref="TransportMode.UdpFirst"/> it proves UDP works with a handshake and falls back to TCP when no
+/// answer comes within <see cref="MessageTransportOptions.HandshakeTimeout"/>. <see cref="Transport"/> and
+/// <see cref="TransportSelected"/> say which one is in use. Pair it with a <see cref="MessageTransportServer"/>.
+/// </summary>
+/// <remarks>
+/// Over UDP a message is at most 65,506 bytes (keep it under the path MTU, about 1,400 bytes, to avoid IP
+/// fragmentation) and may be lost, duplicated or reordered; over TCP it is delivered in order or the connection closes.
+/// </remarks>
+public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
+{
+    private readonly MessageTransportOptions _options;
+    private readonly MessageHandler _handler;
+    private readonly ILogger _logger;
+    private readonly CancellationTokenSource _stopping = new();
+    private DatagramSocket? _udp;
+    private Task _udpLoop = Task.CompletedTask;
+    private StreamClient? _tcpClient;
+    private StreamConnection? _tcp;
+
+    /// <summary>Creates a transport; <see cref="ConnectAsync"/> picks the transport.</summary>
+    /// <exception cref="ArgumentNullException">An argument is null.</exception>
+    /// <exception cref="ArgumentException">An option is invalid; the message names it.</exception>
+    public MessageTransport(MessageTransportOptions options, MessageHandler handler)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(handler);
+        options.Validate();
+        _options = options;
+        _handler = handler;
+        _logger = options.Logger ?? NullLogger.Instance;
+    }
+
+    /// <summary>Raised once by <see cref="ConnectAsync"/> when the transport is chosen.</summary>
+    public event EventHandler<TransportSelectedEventArgs>? TransportSelected;
+
+    /// <summary>The transport in use; <see cref="TransportKind.None"/> before <see cref="ConnectAsync"/>.</summary>
+    public TransportKind Transport { get; private set; }
+
+    /// <summary>The server's address; null before <see cref="ConnectAsync"/>.</summary>
+    public EndPoint? RemoteEndPoint { get; private set; }
+
+    /// <summary>The TCP connection when <see cref="Transport"/> is TCP, for its queue and close state; else null.</summary>
+    public StreamConnection? TcpConnection => _tcp;
+
+    /// <summary>Chooses the transport per <see cref="MessageTransportOptions.Mode"/> and starts receiving.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="remote"/> is null.</exception>
+    /// <exception cref="InvalidOperationException">Already connected.</exception>
+    /// <exception cref="SocketException">TCP was needed and its connect failed.</exception>
+    public async Task ConnectAsync(IPEndPoint remote, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(remote);
+        if (Transport != TransportKind.None)
+        {
+            throw new InvalidOperationException($"The transport is already connected over {Transport}.");
+        }
+
+        RemoteEndPoint = remote;
+        if (_options.Mode == TransportMode.TcpOnly)
+        {
+            await ConnectTcpAsync(remote, "mode is TcpOnly", cancellationToken).ConfigureAwait(false);
+            return;
+        }
+
+        var socket = new DatagramSocket(new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(remote.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
+        });
+        var batch = new ReceiveBatch(capacity: 8);
+        string? failure;
+        try
+        {
+            socket.Connect(remote);
+            failure = _options.Mode == TransportMode.UdpOnly
+                ? null
+                : await UdpHandshake.RunAsync(socket, batch, _options.HandshakeTimeout, _options.HandshakeAttempts, cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+
+        if (failure is null)
+        {
+            _udp = socket;
+            _udpLoop = ReceiveUdpAsync(socket, batch);
+            Select(TransportKind.Udp, _options.Mode == TransportMode.UdpOnly ? "mode is UdpOnly" : "the server answered the UDP handshake");
+            return;
+        }
+
+        socket.Dispose();
+        await ConnectTcpAsync(remote, failure, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Sends one message over the transport in use.</summary>
+    /// <returns>True when sent (UDP) or queued (TCP); false when the peer is unreachable or the connection closed.</returns>
+    /// <exception cref="InvalidOperationException">Not connected.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The message is too long for the transport in use.</exception>
+    public ValueTask<bool> SendAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken = default) => Transport switch
+    {
+        TransportKind.Tcp => _tcp!.SendAsync(message, cancellationToken),
+        TransportKind.Udp => SendUdpAsync(message, cancellationToken),
+        _ => throw new InvalidOperationException("Call ConnectAsync first."),
+    };
+
+    /// <summary>Closes the transport: a TCP connection closes gracefully; the UDP socket closes at once.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        await _stopping.CancelAsync().ConfigureAwait(false);
+        _udp?.Dispose();
+        await _udpLoop.ConfigureAwait(false);
+        if (_tcpClient is not null)
+        {
+            await _tcpClient.DisposeAsync().ConfigureAwait(false);
+        }
+
+        _stopping.Dispose();
+    }
+
+    private async Task ConnectTcpAsync(IPEndPoint remote, string reason, CancellationToken cancellationToken)
+    {
+        var client = new StreamClient(_options.Tcp, StreamHandler.Create((_, message) => _handler(this, message)));
+        try
+        {
+            _tcp = await client.ConnectAsync(remote, cancellationToken: cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            await client.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+
+        _tcpClient = client;
+        Select(TransportKind.Tcp, reason);
+    }
+
+    private void Select(TransportKind transport, string reason)
+    {
+        Transport = transport;
+        TransportLog.Selected(_logger, RemoteEndPoint!, transport, reason);
+        TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
+    }
+
+    private async ValueTask<bool> SendUdpAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken)
+    {
+        if (message.Length > UdpEnvelope.MaxMessageSize)
+        {
+            throw new ArgumentOutOfRangeException(
+                nameof(message), message.Length, $"A message over UDP carries at most {UdpEnvelope.MaxMessageSize} bytes; this one has {message.Length}.");
+        }
+
+        var datagram = ArrayPool<byte>.Shared.Rent(message.Length + UdpEnvelope.HeaderLength);
+        try
+        {
+            datagram[0] = UdpEnvelope.Data;
+            message.Span.CopyTo(datagram.AsSpan(UdpEnvelope.HeaderLength));
+            await _udp!.SendAsync(datagram.AsMemory(0, message.Length + UdpEnvelope.HeaderLength), cancellationToken).ConfigureAwait(false);
+            return true;
+        }
+        catch (SocketException)
+        {
+            // Port unreachable or the kernel refused the datagram: counted in the socket's statistics.
+            return false;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(datagram);
+        }
+    }
+
+    private async Task ReceiveUdpAsync(DatagramSocket socket, ReceiveBatch batch)
+    {
+        try
+        {
+            while (true)
+            {
+                await socket.ReceiveAsync(batch, _stopping.Token).ConfigureAwait(false);
+                foreach (var datagram in batch)
+                {
+                    if (datagram.IsTruncated || datagram.Length == 0 || datagram.Payload[0] != UdpEnvelope.Data)
+                    {
+                        // Late HELLO-ACKs for resent HELLOs land here too.
+                        continue;
+                    }
+
+                    try
+                    {
+                        await _handler(this, new ReadOnlySequence<byte>(datagram.Memory[UdpEnvelope.HeaderLength..])).ConfigureAwait(false);
+                    }
+                    catch (Exception e)
+                    {
+                        TransportLog.HandlerFailed(_logger, datagram.Source, e);
+                    }
+                }
+            }
+        }
+        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
+        {
+            // Disposed.
+        }
+    }
+}

@@ -1,0 +1,169 @@
+using System.Buffers;
+using System.Net;
+using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace Salvo.Streams;
+
+/// <summary>
+/// The server side of <see cref="MessageTransport"/>: listens on UDP and TCP on the same port number, answers UDP
+/// handshakes, and hands every message, whichever way it came, to one <see cref="MessageHandler"/>.
+/// </summary>
+public sealed class MessageTransportServer : IAsyncDisposable
+{
+    // Port 0: the TCP port the kernel picks may be taken for UDP; a few tries find a number free for both.
+    private const int PortAttempts = 10;
+
+    private readonly MessageTransportServerOptions _options;
+    private readonly MessageHandler _handler;
+    private readonly ILogger _logger;
+    private readonly CancellationTokenSource _stopping = new();
+    private StreamServer? _tcp;
+    private DatagramSocket? _udp;
+    private Task _udpLoop = Task.CompletedTask;
+    private long _handshakesAnswered;
+
+    /// <summary>Creates a server; <see cref="Start"/> opens the ports.</summary>
+    /// <exception cref="ArgumentNullException">An argument is null.</exception>
+    /// <exception cref="ArgumentException">An option is invalid; the message names it.</exception>
+    public MessageTransportServer(MessageTransportServerOptions options, MessageHandler handler)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(handler);
+        options.Validate();
+        _options = options;
+        _handler = handler;
+        _logger = options.Tcp.Logger ?? NullLogger.Instance;
+    }
+
+    /// <summary>The bound address and port, shared by UDP and TCP; null before <see cref="Start"/>.</summary>
+    public IPEndPoint? LocalEndPoint => _tcp?.LocalEndPoint;
+
+    /// <summary>The TCP side, for its connection count and buffer pool; null before <see cref="Start"/>.</summary>
+    public StreamServer? Tcp => _tcp;
+
+    /// <summary>UDP HELLOs answered so far.</summary>
+    public long HandshakesAnswered => Interlocked.Read(ref _handshakesAnswered);
+
+    /// <summary>Binds TCP and (unless disabled) UDP on one port number and starts serving.</summary>
+    /// <exception cref="InvalidOperationException">Already started.</exception>
+    /// <exception cref="SocketException">The port is in use or cannot be bound.</exception>
+    public void Start()
+    {
+        if (_tcp is not null)
+        {
+            throw new InvalidOperationException("The server is already started.");
+        }
+
+        var tcpHandler = StreamHandler.Create((connection, message) => _handler(connection, message));
+        for (var attempt = 1; ; attempt++)
+        {
+            _options.Tcp.EndPoint = _options.EndPoint;
+            var tcp = new StreamServer(_options.Tcp, tcpHandler);
+            tcp.Start();
+            if (!_options.EnableUdp)
+            {
+                _tcp = tcp;
+                return;
+            }
+
+            try
+            {
+                _udp = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = tcp.LocalEndPoint! });
+                _tcp = tcp;
+                break;
+            }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.AddressAlreadyInUse && _options.EndPoint.Port == 0 && attempt < PortAttempts)
+            {
+                tcp.Abandon();
+            }
+            catch
+            {
+                tcp.Abandon();
+                throw;
+            }
+        }
+
+        _udpLoop = ServeUdpAsync(_udp);
+    }
+
+    /// <summary>Stops UDP at once and TCP gracefully (queued messages go out), and waits for both.</summary>
+    public async Task StopAsync()
+    {
+        if (_stopping.IsCancellationRequested)
+        {
+            return;
+        }
+
+        await _stopping.CancelAsync().ConfigureAwait(false);
+        _udp?.Dispose();
+        await _udpLoop.ConfigureAwait(false);
+        if (_tcp is not null)
+        {
+            await _tcp.StopAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Same as <see cref="StopAsync"/>.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        await StopAsync().ConfigureAwait(false);
+        _stopping.Dispose();
+    }
+
+    private async Task ServeUdpAsync(DatagramSocket socket)
+    {
+        var batch = new ReceiveBatch(_options.UdpBatchSize);
+        var peer = new UdpReplyPeer(socket, new SendBatch(capacity: 16));
+        try
+        {
+            while (true)
+            {
+                await socket.ReceiveAsync(batch, _stopping.Token).ConfigureAwait(false);
+                foreach (var datagram in batch)
+                {
+                    if (datagram.IsTruncated || datagram.Length == 0)
+                    {
+                        TransportLog.Dropped(_logger, datagram.Source, datagram.IsTruncated ? "longer than 65,536 bytes" : "empty");
+                    }
+                    else if (datagram.Payload[0] == UdpEnvelope.Data)
+                    {
+                        peer.Source = datagram.Source;
+                        await HandleAsync(peer, datagram).ConfigureAwait(false);
+                    }
+                    else if (UdpEnvelope.TryReadHandshake(datagram.Payload, UdpEnvelope.Hello, out var nonce))
+                    {
+                        if (_options.AnswerHandshake)
+                        {
+                            await peer.AnswerHelloAsync(nonce, datagram.Source, _stopping.Token).ConfigureAwait(false);
+                            Interlocked.Increment(ref _handshakesAnswered);
+                        }
+                    }
+                    else
+                    {
+                        TransportLog.Dropped(_logger, datagram.Source, $"unknown datagram type 0x{datagram.Payload[0]:X2}");
+                    }
+                }
+
+                await peer.FlushAsync(_stopping.Token).ConfigureAwait(false);
+            }
+        }
+        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
+        {
+            // Stopped.
+        }
+    }
+
+    private async ValueTask HandleAsync(UdpReplyPeer peer, ReceivedDatagram datagram)
+    {
+        try
+        {
+            await _handler(peer, new ReadOnlySequence<byte>(datagram.Memory[UdpEnvelope.HeaderLength..])).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            TransportLog.HandlerFailed(_logger, datagram.Source, e);
+        }
+    }
+}

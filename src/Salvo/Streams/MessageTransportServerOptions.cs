@@ -1,0 +1,55 @@
+using System.Net;
+using System.Net.Sockets;
+
+namespace Salvo.Streams;
+
+/// <summary>How a <see cref="MessageTransportServer"/> listens. Checked when it starts; a bad value names its option.</summary>
+public sealed class MessageTransportServerOptions
+{
+    /// <summary>
+    /// The address and port for both UDP and TCP. With port 0 one free port number is found that both protocols can
+    /// bind. Defaults to 127.0.0.1 with port 0.
+    /// </summary>
+    public IPEndPoint EndPoint { get; set; } = new(IPAddress.Loopback, 0);
+
+    /// <summary>Whether to listen on UDP at all; without it, <see cref="TransportMode.UdpFirst"/> clients fall back to TCP. Defaults to true.</summary>
+    public bool EnableUdp { get; set; } = true;
+
+    /// <summary>
+    /// Whether to answer UDP HELLOs. Off, the UDP port stays open (data datagrams are still handled) but
+    /// <see cref="TransportMode.UdpFirst"/> clients time out and use TCP. Defaults to true.
+    /// </summary>
+    public bool AnswerHandshake { get; set; } = true;
+
+    /// <summary>Datagrams received per call on the UDP socket. Defaults to 32.</summary>
+    public int UdpBatchSize { get; set; } = 32;
+
+    /// <summary>Settings of the TCP side (framing, queues, timeouts); its EndPoint is replaced by <see cref="EndPoint"/>. Defaults to <see cref="StreamServerOptions"/>' defaults.</summary>
+    public StreamServerOptions Tcp { get; set; } = new();
+
+    /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
+    public void Validate()
+    {
+        if (EndPoint is null)
+        {
+            throw new ArgumentException("EndPoint is required.", nameof(EndPoint));
+        }
+
+        if (EndPoint.AddressFamily is not (AddressFamily.InterNetwork or AddressFamily.InterNetworkV6))
+        {
+            throw new ArgumentException($"EndPoint must be IPv4 or IPv6, not {EndPoint.AddressFamily}.", nameof(EndPoint));
+        }
+
+        if (UdpBatchSize is < 1 or > 1024)
+        {
+            throw new ArgumentOutOfRangeException(nameof(UdpBatchSize), UdpBatchSize, "UdpBatchSize must be 1 to 1,024.");
+        }
+
+        if (Tcp is null)
+        {
+            throw new ArgumentException("Tcp is required.", nameof(Tcp));
+        }
+
+        Tcp.Validate();
+    }
+}

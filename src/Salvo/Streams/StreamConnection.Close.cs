@@ -1,0 +1,105 @@
+using System.Net.Sockets;
+
+namespace Salvo.Streams;
+
+public sealed partial class StreamConnection
+{
+    // The receive loop, the send loop and the close routine each finish on their own; the last one to
+    // finish releases the connection's buffers and reports it closed, so nobody waits on a handler.
+    private int _runningParts;
+
+    internal Task Close(StreamCloseReason reason, string? detail, bool graceful)
+    {
+        if (Interlocked.CompareExchange(ref _state, Closing, Open) != Open)
+        {
+            return Completion;
+        }
+
+        CloseReason = reason;
+        if (reason is StreamCloseReason.MalformedFrame or StreamCloseReason.OversizeFrame or StreamCloseReason.SendTimeout)
+        {
+            StreamLog.ClosedOnError(_host.Logger, Id, RemoteEndPoint, reason, detail ?? string.Empty);
+        }
+        else
+        {
+            StreamLog.Closed(_host.Logger, Id, RemoteEndPoint, reason, detail ?? string.Empty);
+        }
+
+        _ = CloseCoreAsync(graceful);
+        return Completion;
+    }
+
+    private async Task CloseCoreAsync(bool graceful)
+    {
+        try
+        {
+            if (graceful && await DrainAsync().ConfigureAwait(false))
+            {
+                // End of stream for the peer, then wait for its own, so that closing with unread bytes does not
+                // turn into a reset that could destroy what the peer has not read yet.
+                _socket.Shutdown(SocketShutdown.Send);
+                await _receiveLoop.WaitAsync(_host.CloseTimeout).ConfigureAwait(false);
+            }
+        }
+        catch (Exception e) when (e is TimeoutException or SocketException or ObjectDisposedException)
+        {
+            // The peer did not finish in time or the socket is gone: drop the connection below.
+        }
+        finally
+        {
+            _output.Reader.CancelPendingRead();
+            _socket.Dispose();
+            PartDone();
+        }
+    }
+
+    /// <summary>Sends what is queued and stops the send loop. False when that does not happen within the close timeout.</summary>
+    private async Task<bool> DrainAsync()
+    {
+        if (!await _sendGate.WaitAsync(_host.CloseTimeout).ConfigureAwait(false))
+        {
+            return false;
+        }
+
+        try
+        {
+            await _output.Writer.CompleteAsync().ConfigureAwait(false);
+        }
+        finally
+        {
+            _sendGate.Release();
+        }
+
+        await _sendLoop.WaitAsync(_host.CloseTimeout).ConfigureAwait(false);
+        return true;
+    }
+
+    private void PartDone()
+    {
+        if (Interlocked.Decrement(ref _runningParts) == 0)
+        {
+            _ = FinishAsync();
+        }
+    }
+
+    private async Task FinishAsync()
+    {
+        // Both loops have ended, so a sender still holding the gate is about to see a completed reader and let go.
+        await _sendGate.WaitAsync().ConfigureAwait(false);
+        await _output.Writer.CompleteAsync().ConfigureAwait(false);
+        _sendGate.Release();
+
+        _host.Remove(this);
+        _host.Metrics.Closed(CloseReason);
+        Volatile.Write(ref _state, Closed);
+        Volatile.Read(ref _closedSource)?.TrySetResult();
+        try
+        {
+            _host.Handler.OnClosed(this, CloseReason);
+        }
+        catch (Exception e)
+        {
+            StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e);
+        }
+    }
+}

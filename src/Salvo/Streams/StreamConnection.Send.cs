@@ -1,0 +1,171 @@
+using System.IO.Pipelines;
+using System.Net.Sockets;
+
+namespace Salvo.Streams;
+
+public sealed partial class StreamConnection
+{
+    private long _queuedBytes;
+    private long _sendBlockedSince;
+
+    /// <summary>Encoded bytes waiting for the socket (the send queue); at most <see cref="StreamOptions.MaxSendQueueBytes"/> plus one frame.</summary>
+    public long QueuedSendBytes => Interlocked.Read(ref _queuedBytes);
+
+    /// <summary>
+    /// Queues one message. Completes at once while the send queue is under <see cref="StreamOptions.MaxSendQueueBytes"/>;
+    /// otherwise waits until it drains to half (backpressure), for at most <see cref="StreamOptions.SendTimeout"/>, after
+    /// which the connection is closed with <see cref="StreamCloseReason.SendTimeout"/>. Safe to call from several threads;
+    /// messages keep the order in which the calls got the connection's send lock.
+    /// </summary>
+    /// <returns>True when the message is queued; false when the connection is closed or closing (the message is dropped).</returns>
+    /// <exception cref="ArgumentOutOfRangeException">The message is longer than the framer's maximum message size.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled while waiting; the message, if written, stays queued.</exception>
+    public async ValueTask<bool> SendAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken = default)
+    {
+        CheckLength(message.Length);
+        if (!IsOpen)
+        {
+            return false;
+        }
+
+        await _sendGate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            if (!IsOpen)
+            {
+                return false;
+            }
+
+            var flush = Enqueue(message.Span).FlushAsync(cancellationToken);
+            if (flush.IsCompleted)
+            {
+                return IsAccepted(flush.Result);
+            }
+
+            _host.Metrics.SendWaited();
+            Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
+            try
+            {
+                return IsAccepted(await flush.ConfigureAwait(false));
+            }
+            finally
+            {
+                Volatile.Write(ref _sendBlockedSince, 0);
+            }
+        }
+        finally
+        {
+            _sendGate.Release();
+        }
+    }
+
+    /// <summary>
+    /// Queues one message without waiting: false when the connection is closed, another send holds the send lock,
+    /// or the send queue is at or over <see cref="StreamOptions.MaxSendQueueBytes"/>. For pushing to many
+    /// connections from one thread, where one slow peer must not hold up the rest.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The message is longer than the framer's maximum message size.</exception>
+    public bool TrySend(ReadOnlySpan<byte> message)
+    {
+        CheckLength(message.Length);
+        if (!IsOpen || !_sendGate.Wait(0))
+        {
+            return false;
+        }
+
+        if (!IsOpen || QueuedSendBytes >= _host.MaxSendQueueBytes)
+        {
+            _sendGate.Release();
+            return false;
+        }
+
+        var flush = Enqueue(message).FlushAsync();
+        if (flush.IsCompleted)
+        {
+            _sendGate.Release();
+            return IsAccepted(flush.Result);
+        }
+
+        // Over the limit now: the next sender must wait for the drain, so the lock is held until then.
+        _ = ReleaseAfterFlushAsync(flush);
+        return true;
+    }
+
+    private static bool IsAccepted(FlushResult result) => !result.IsCompleted && !result.IsCanceled;
+
+    private void CheckLength(int length)
+    {
+        if (length > _host.Framer.MaxMessageSize)
+        {
+            throw new ArgumentOutOfRangeException(
+                "message", length, $"The message has {length} bytes; the framer's MaxMessageSize is {_host.Framer.MaxMessageSize}.");
+        }
+    }
+
+    private PipeWriter Enqueue(ReadOnlySpan<byte> message)
+    {
+        var writer = _output.Writer;
+        _host.Framer.Encode(message, writer);
+        Interlocked.Add(ref _queuedBytes, writer.UnflushedBytes);
+        _host.Metrics.MessageSent();
+        return writer;
+    }
+
+    private async Task ReleaseAfterFlushAsync(ValueTask<FlushResult> flush)
+    {
+        Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
+        try
+        {
+            await flush.ConfigureAwait(false);
+        }
+        finally
+        {
+            Volatile.Write(ref _sendBlockedSince, 0);
+            _sendGate.Release();
+        }
+    }
+
+    private async Task SendLoopAsync()
+    {
+        var reader = _output.Reader;
+        try
+        {
+            while (true)
+            {
+                var result = await reader.ReadAsync().ConfigureAwait(false);
+                var buffer = result.Buffer;
+                if (result.IsCanceled)
+                {
+                    break;
+                }
+
+                foreach (var segment in buffer)
+                {
+                    // A stream socket's SendAsync completes only when the whole segment is with the kernel.
+                    await _socket.SendAsync(segment, SocketFlags.None).ConfigureAwait(false);
+                }
+
+                if (!buffer.IsEmpty)
+                {
+                    Touch();
+                }
+
+                reader.AdvanceTo(buffer.End);
+                Interlocked.Add(ref _queuedBytes, -buffer.Length);
+                if (result.IsCompleted)
+                {
+                    break;
+                }
+            }
+        }
+        catch (Exception e)
+        {
+            _ = Close(StreamCloseReason.SocketError, e.Message, graceful: false);
+        }
+        finally
+        {
+            await reader.CompleteAsync().ConfigureAwait(false);
+            PartDone();
+        }
+    }
+}

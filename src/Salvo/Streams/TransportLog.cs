@@ -1,0 +1,17 @@
+using System.Net;
+using Microsoft.Extensions.Logging;
+
+namespace Salvo.Streams;
+
+/// <summary>Log messages of message transports.</summary>
+internal static partial class TransportLog
+{
+    [LoggerMessage(EventId = 3101, Level = LogLevel.Information, Message = "Messages with {RemoteEndPoint} go over {Transport}: {Reason}")]
+    public static partial void Selected(ILogger logger, EndPoint remoteEndPoint, TransportKind transport, string reason);
+
+    [LoggerMessage(EventId = 3102, Level = LogLevel.Debug, Message = "Dropped a datagram from {Source}: {Reason}")]
+    public static partial void Dropped(ILogger logger, DatagramAddress source, string reason);
+
+    [LoggerMessage(EventId = 3103, Level = LogLevel.Error, Message = "The message handler threw on a datagram from {Source}; receiving goes on")]
+    public static partial void HandlerFailed(ILogger logger, DatagramAddress source, Exception exception);
+}

@@ -1,0 +1,143 @@
+using Salvo.Streams;
+
+namespace Salvo.Tests.Streams;
+
+public sealed class StreamConnectionTests
+{
+    public static TheoryData<string> Framers() => ["length-prefix", "delimited"];
+
+    private static IMessageFramer Framer(string name) => name == "delimited" ? new DelimitedFramer() : new LengthPrefixFramer();
+
+    [Theory]
+    [MemberData(nameof(Framers))]
+    public async Task Echo_ManyMessagesOfMixedSizes_ArriveIntactAndInOrder(string framer)
+    {
+        var serverHandler = new RecordingHandler { Echo = true };
+        await using var server = new StreamServer(new StreamServerOptions { Framer = Framer(framer) }, serverHandler);
+        server.Start();
+        var clientHandler = new RecordingHandler();
+        await using var client = new StreamClient(new StreamClientOptions { Framer = Framer(framer) }, clientHandler);
+        var connection = await client.ConnectAsync(server.LocalEndPoint!);
+
+        // Sizes from empty to several pooled blocks (4 KiB each), so frames span reads and segments.
+        var messages = Enumerable.Range(0, 300).Select(i => StreamTestKit.Message(i, i * 97 % 20_000)).ToArray();
+        foreach (var message in messages)
+        {
+            Assert.True(await connection.SendAsync(message));
+        }
+
+        foreach (var message in messages)
+        {
+            Assert.Equal(message, await RecordingHandler.ReceiveAsync(connection));
+        }
+    }
+
+    [Fact]
+    public async Task CloseAsync_WithMessagesQueued_PeerGetsThemAllThenEndOfStream()
+    {
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(new StreamServerOptions(), serverHandler);
+        server.Start();
+        var clientHandler = new RecordingHandler();
+        await using var client = new StreamClient(new StreamClientOptions(), clientHandler);
+        var clientSide = await client.ConnectAsync(server.LocalEndPoint!);
+        var serverSide = await serverHandler.NextConnectionAsync();
+
+        for (var i = 0; i < 500; i++)
+        {
+            Assert.True(await serverSide.SendAsync(StreamTestKit.Message(i, 1000)));
+        }
+
+        await serverSide.CloseAsync().WaitAsync(RecordingHandler.Patience);
+        await clientSide.Completion.WaitAsync(RecordingHandler.Patience);
+
+        for (var i = 0; i < 500; i++)
+        {
+            Assert.Equal(StreamTestKit.Message(i, 1000), await RecordingHandler.ReceiveAsync(clientSide));
+        }
+
+        Assert.Equal(StreamCloseReason.LocalClose, serverSide.CloseReason);
+        Assert.Equal(StreamCloseReason.RemoteClosed, clientSide.CloseReason);
+        Assert.False(await serverSide.SendAsync(new byte[1]));
+    }
+
+    [Fact]
+    public async Task IdleTimeout_NothingSentOrReceived_ClosesTheConnection()
+    {
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(
+            new StreamServerOptions { IdleTimeout = TimeSpan.FromMilliseconds(200) }, serverHandler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var clientSide = await client.ConnectAsync(server.LocalEndPoint!);
+        var serverSide = await serverHandler.NextConnectionAsync();
+
+        await serverSide.Completion.WaitAsync(RecordingHandler.Patience);
+        await clientSide.Completion.WaitAsync(RecordingHandler.Patience);
+
+        Assert.Equal(StreamCloseReason.IdleTimeout, serverSide.CloseReason);
+        Assert.Equal(StreamCloseReason.RemoteClosed, clientSide.CloseReason);
+    }
+
+    [Fact]
+    public async Task StopAsync_OpenConnections_ClosesThemAllWithShutdown()
+    {
+        var serverHandler = new RecordingHandler();
+        var server = new StreamServer(new StreamServerOptions(), serverHandler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var connections = new List<StreamConnection>();
+        for (var i = 0; i < 5; i++)
+        {
+            connections.Add(await client.ConnectAsync(server.LocalEndPoint!));
+            await serverHandler.NextConnectionAsync();
+        }
+
+        await server.StopAsync().WaitAsync(RecordingHandler.Patience);
+
+        Assert.Equal(0, server.ConnectionCount);
+        Assert.All(serverHandler.Closed.Values, reason => Assert.Equal(StreamCloseReason.Shutdown, reason));
+        Assert.Equal(5, serverHandler.Closed.Count);
+        foreach (var connection in connections)
+        {
+            await connection.Completion.WaitAsync(RecordingHandler.Patience);
+            Assert.Equal(StreamCloseReason.RemoteClosed, connection.CloseReason);
+        }
+    }
+
+    [Fact]
+    public async Task SendAsync_MessageOverTheLimit_ThrowsAndConnectionStaysOpen()
+    {
+        var serverHandler = new RecordingHandler { Echo = true };
+        await using var server = new StreamServer(new StreamServerOptions(), serverHandler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions { Framer = new LengthPrefixFramer(100) }, new RecordingHandler());
+        var connection = await client.ConnectAsync(server.LocalEndPoint!);
+
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await connection.SendAsync(new byte[101]));
+        Assert.True(await connection.SendAsync(new byte[100]));
+        Assert.Equal(100, (await RecordingHandler.ReceiveAsync(connection)).Length);
+    }
+
+    [Theory]
+    [InlineData(nameof(StreamOptions.MaxSendQueueBytes))]
+    [InlineData(nameof(StreamOptions.IdleTimeout))]
+    [InlineData(nameof(StreamOptions.SendTimeout))]
+    [InlineData(nameof(StreamServerOptions.Backlog))]
+    [InlineData(nameof(StreamOptions.SocketSendBufferSize))]
+    public void StreamServer_InvalidOption_ThrowsNamingIt(string option)
+    {
+        var options = new StreamServerOptions();
+        switch (option)
+        {
+            case nameof(StreamOptions.MaxSendQueueBytes): options.MaxSendQueueBytes = 0; break;
+            case nameof(StreamOptions.IdleTimeout): options.IdleTimeout = TimeSpan.Zero; break;
+            case nameof(StreamOptions.SendTimeout): options.SendTimeout = TimeSpan.FromSeconds(-2); break;
+            case nameof(StreamServerOptions.Backlog): options.Backlog = -1; break;
+            default: options.SocketSendBufferSize = 0; break;
+        }
+
+        var e = Assert.ThrowsAny<ArgumentException>(() => new StreamServer(options, StreamHandler.Ignore));
+        Assert.Equal(option, e.ParamName);
+    }
+}
