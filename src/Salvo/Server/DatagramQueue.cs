@@ -7,13 +7,13 @@ namespace Salvo.Server;
 /// ring (allocated once) with a fixed ring of descriptors, so steady state allocates nothing. One producer
 /// (the receive loop) and one consumer (the processing loop) move whole batches under one short lock each.
 /// </summary>
-internal sealed class DatagramQueue : IDisposable
+internal sealed class DatagramQueue
 {
     private readonly Lock _lock = new();
     private readonly byte[] _bytes;
     private readonly Slot[] _slots;
-    private readonly SemaphoreSlim _items = new(0);
-    private readonly SemaphoreSlim _space = new(0);
+    private readonly WaitSignal _items = new();
+    private readonly WaitSignal _space = new();
     private int _head;
     private int _count;
     private int _tail;
@@ -85,7 +85,7 @@ internal sealed class DatagramQueue : IDisposable
             }
         }
 
-        Signal(_items);
+        _items.Set();
         return next;
     }
 
@@ -113,7 +113,7 @@ internal sealed class DatagramQueue : IDisposable
         target.SetCount(taken);
         if (taken > 0)
         {
-            Signal(_space);
+            _space.Set();
         }
 
         return taken;
@@ -132,37 +132,21 @@ internal sealed class DatagramQueue : IDisposable
             Volatile.Write(ref _count, 0);
         }
 
-        Signal(_space);
-        Signal(_items);
+        _space.Set();
+        _items.Set();
         return removed;
     }
 
     public void WaitForItems(CancellationToken cancellationToken) => _items.Wait(cancellationToken);
 
-    public Task WaitForItemsAsync(CancellationToken cancellationToken) => _items.WaitAsync(cancellationToken);
+    public ValueTask WaitForItemsAsync(CancellationToken cancellationToken) => _items.WaitAsync(cancellationToken);
 
     public void WaitForSpace(CancellationToken cancellationToken) => _space.Wait(cancellationToken);
 
-    public Task WaitForSpaceAsync(CancellationToken cancellationToken) => _space.WaitAsync(cancellationToken);
+    public ValueTask WaitForSpaceAsync(CancellationToken cancellationToken) => _space.WaitAsync(cancellationToken);
 
     /// <summary>Wakes the consumer (for example when the producer has finished).</summary>
-    public void WakeConsumer() => Signal(_items);
-
-    public void Dispose()
-    {
-        _items.Dispose();
-        _space.Dispose();
-    }
-
-    // A semaphore holds a wake-up that arrives before its waiter; releasing only from 0 keeps it a flag
-    // (a rare race leaves 2, which costs one spurious wake-up).
-    private static void Signal(SemaphoreSlim signal)
-    {
-        if (signal.CurrentCount == 0)
-        {
-            signal.Release();
-        }
-    }
+    public void WakeConsumer() => _items.Set();
 
     /// <summary>Finds room for a contiguous record; -1 when the queue is full. Zero-length records take 1 byte so positions stay distinct.</summary>
     private int TryReserve(int length)

@@ -182,11 +182,6 @@ public sealed class DatagramServer : IAsyncDisposable
     public async ValueTask DisposeAsync()
     {
         await StopAsync().ConfigureAwait(false);
-        foreach (var worker in _workers)
-        {
-            worker.Dispose();
-        }
-
         _metrics?.Dispose();
         _receiveStop.Dispose();
         _drainStop.Dispose();

@@ -9,7 +9,7 @@ namespace Salvo.Server;
 /// loop behind a bounded queue. It owns its batches, queue and counters; nothing on its path is shared
 /// with other workers except, on the portable backend, the socket.
 /// </summary>
-internal sealed partial class ServerWorker : IDisposable
+internal sealed partial class ServerWorker
 {
     // How long a dedicated receive thread blocks before it looks at the stop flag again: the longest a stop
     // waits for an idle Linux worker to notice it.
@@ -102,8 +102,6 @@ internal sealed partial class ServerWorker : IDisposable
         _counters.OnDroppedAtStop(dropped);
         return dropped;
     }
-
-    public void Dispose() => _queue?.Dispose();
 
     private Task StartThread(Action loop, string role)
     {

@@ -9,7 +9,7 @@ public sealed class DatagramQueueTests
     public void Queue_ThroughManyWrapArounds_KeepsEveryPayloadIntactAndInOrder()
     {
         // 1,000 bytes of ring and lengths up to 300: records wrap around the end again and again.
-        using var queue = new DatagramQueue(capacity: 16, bytes: 1000);
+        var queue = new DatagramQueue(capacity: 16, bytes: 1000);
         var input = new ReceiveBatch(capacity: 4, bufferSize: 300);
         var output = new ReceiveBatch(capacity: 3, bufferSize: 300);
         var source = DatagramAddress.Create(IPAddress.Loopback, 4000);
@@ -41,7 +41,7 @@ public sealed class DatagramQueueTests
     [Fact]
     public void Queue_DropOldest_WhenBytesRunOut_DropsFromTheHead()
     {
-        using var queue = new DatagramQueue(capacity: 100, bytes: 250);
+        var queue = new DatagramQueue(capacity: 100, bytes: 250);
         var input = new ReceiveBatch(capacity: 4, bufferSize: 300);
         long produced = 0;
         var source = DatagramAddress.Create(IPAddress.Loopback, 4000);
