@@ -1,4 +1,5 @@
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 
 namespace Salvo.Server;
 
@@ -81,6 +82,9 @@ internal sealed partial class ServerWorker
         }
     }
 
+    // Pooled: a wait for room or an asynchronous handler suspends these once per batch; a pooled state
+    // machine keeps that from allocating.
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask EnqueueAsync(ReceiveBatch batch)
     {
         var outcome = default(EnqueueOutcome);
@@ -100,6 +104,7 @@ internal sealed partial class ServerWorker
         RecordEnqueue(outcome);
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask HandleAsync(ReceiveBatch batch)
     {
         var context = BeginHandle(batch);
