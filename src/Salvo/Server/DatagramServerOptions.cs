@@ -18,6 +18,12 @@ public sealed class DatagramServerOptions
     /// </summary>
     public IPEndPoint EndPoint { get; set; } = new(IPAddress.Any, 0);
 
+    /// <summary>
+    /// The port to listen on, 0 to 65,535, replacing <see cref="EndPoint"/>'s port when set (handy when the
+    /// options come from configuration). Defaults to null (use <see cref="EndPoint"/>'s port).
+    /// </summary>
+    public int? Port { get; set; }
+
     /// <summary>Whether an IPv6 endpoint also serves IPv4 (IPV6_V6ONLY off). Defaults to true.</summary>
     public bool DualMode { get; set; } = true;
 
@@ -141,6 +147,11 @@ public sealed class DatagramServerOptions
             yield return (nameof(EndPoint), $"EndPoint must be IPv4 or IPv6, not {EndPoint.AddressFamily}.");
         }
 
+        if (Port is < IPEndPoint.MinPort or > IPEndPoint.MaxPort)
+        {
+            yield return (nameof(Port), $"Port must be between 0 and 65,535 (was {Port}).");
+        }
+
         if (Workers < 1)
         {
             yield return (nameof(Workers), $"Workers must be at least 1 (was {Workers}).");
@@ -219,6 +230,9 @@ public sealed class DatagramServerOptions
             yield return (nameof(KernelBusyPollMicroseconds), $"KernelBusyPollMicroseconds must be zero or positive (was {KernelBusyPollMicroseconds}).");
         }
     }
+
+    /// <summary>The endpoint to bind: <see cref="EndPoint"/> with <see cref="Port"/> applied.</summary>
+    internal IPEndPoint ResolveEndPoint() => Port is int port ? new IPEndPoint(EndPoint.Address, port) : EndPoint;
 
     /// <summary>A copy, so a running server is not affected by later changes to these options.</summary>
     internal DatagramServerOptions Clone() => (DatagramServerOptions)MemberwiseClone();

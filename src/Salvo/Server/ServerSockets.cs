@@ -16,7 +16,7 @@ internal static class ServerSockets
         try
         {
             // Worker 0 binds first, so that port 0 resolves to a real port the other workers then join.
-            var endPoint = options.EndPoint;
+            var endPoint = options.ResolveEndPoint();
             for (; opened < count; opened++)
             {
                 sockets[opened] = new DatagramSocket(new DatagramSocketOptions

@@ -19,7 +19,8 @@ public sealed class AddSalvoServerTests
         builder.Logging.ClearProviders();
         builder.Services.AddSalvoServer<EchoHandler>(options =>
         {
-            options.EndPoint = new IPEndPoint(IPAddress.Loopback, 0);
+            options.EndPoint = new IPEndPoint(IPAddress.Loopback, 9);
+            options.Port = 0;
             options.Workers = 2;
             options.MaxDatagramSize = 2048;
         });
@@ -28,6 +29,7 @@ public sealed class AddSalvoServerTests
 
         var server = host.Services.GetRequiredService<DatagramServerHostedService<EchoHandler>>().Server;
         Assert.True(server.IsRunning);
+        Assert.NotEqual(9, server.LocalEndPoint.Port);
         using var client = ServerTestSupport.Client();
         client.SendTo("hosted"u8, SocketFlags.None, server.LocalEndPoint);
         var reply = new byte[16];
@@ -40,6 +42,7 @@ public sealed class AddSalvoServerTests
     }
 
     [Theory]
+    [InlineData(nameof(DatagramServerOptions.Port))]
     [InlineData(nameof(DatagramServerOptions.Workers))]
     [InlineData(nameof(DatagramServerOptions.BatchSize))]
     [InlineData(nameof(DatagramServerOptions.QueueCapacity))]
@@ -73,6 +76,9 @@ public sealed class AddSalvoServerTests
     {
         switch (option)
         {
+            case nameof(DatagramServerOptions.Port):
+                options.Port = 70_000;
+                break;
             case nameof(DatagramServerOptions.Workers):
                 options.Workers = 0;
                 break;

@@ -8,6 +8,8 @@ public sealed class DatagramServerOptionsTests
     public static TheoryData<string, Action<DatagramServerOptions>> BadOptions => new()
     {
         { nameof(DatagramServerOptions.EndPoint), o => o.EndPoint = null! },
+        { nameof(DatagramServerOptions.Port), o => o.Port = -1 },
+        { nameof(DatagramServerOptions.Port), o => o.Port = 65_536 },
         { nameof(DatagramServerOptions.Workers), o => o.Workers = 0 },
         { nameof(DatagramServerOptions.BatchSize), o => o.BatchSize = 0 },
         { nameof(DatagramServerOptions.BatchSize), o => o.BatchSize = 2000 },
