@@ -1,0 +1,239 @@
+using System.Net;
+using System.Net.Sockets;
+
+namespace Salvo.Server;
+
+/// <summary>
+/// How to run a <see cref="DatagramServer"/>. Checked when the server is created (and at host start-up);
+/// a bad value is reported with its option's name.
+/// </summary>
+public sealed class DatagramServerOptions
+{
+    /// <summary>The largest <see cref="BatchSize"/>: 1,024 datagrams (the batch types' own limit).</summary>
+    public const int MaxBatchSize = 1024;
+
+    /// <summary>
+    /// Where to listen. Port 0 picks a free port; <see cref="DatagramServer.LocalEndPoint"/> reports it.
+    /// Defaults to 0.0.0.0 with port 0.
+    /// </summary>
+    public IPEndPoint EndPoint { get; set; } = new(IPAddress.Any, 0);
+
+    /// <summary>
+    /// The port to listen on, 0 to 65,535, replacing <see cref="EndPoint"/>'s port when set (handy when the
+    /// options come from configuration). Defaults to null (use <see cref="EndPoint"/>'s port).
+    /// </summary>
+    public int? Port { get; set; }
+
+    /// <summary>Whether an IPv6 endpoint also serves IPv4 (IPV6_V6ONLY off). Defaults to true.</summary>
+    public bool DualMode { get; set; } = true;
+
+    /// <summary>
+    /// Receive loops. On the Linux batched backend each worker owns a socket bound with SO_REUSEPORT to the
+    /// same endpoint, so the kernel spreads flows over workers by address hash and each flow stays on one
+    /// worker, in order. On the portable backend the workers share one socket, each with its own pending
+    /// receive (no per-flow order across workers). Defaults to <see cref="Environment.ProcessorCount"/>.
+    /// </summary>
+    public int Workers { get; set; } = Environment.ProcessorCount;
+
+    /// <summary>
+    /// Datagrams per receive (one recvmmsg on Linux) and the most handed to the handler at once; also the
+    /// capacity of each worker's reply batch. 1 to 1,024. Defaults to 64.
+    /// </summary>
+    public int BatchSize { get; set; } = ReceiveBatch.DefaultCapacity;
+
+    /// <summary>
+    /// Buffer bytes per received datagram, 1 to 65,536; a longer datagram is cut, counted as truncated and,
+    /// unless <see cref="DeliverTruncated"/>, dropped. Memory per worker is about <see cref="BatchSize"/> x
+    /// this for receiving plus the same for replies, so small-datagram services save much by lowering it.
+    /// Defaults to 65,536 (any UDP datagram fits).
+    /// </summary>
+    public int MaxDatagramSize { get; set; } = ReceiveBatch.DefaultBufferSize;
+
+    /// <summary>
+    /// Whether a datagram cut to <see cref="MaxDatagramSize"/> still reaches the handler (marked
+    /// <see cref="ReceivedDatagram.IsTruncated"/>); when false it is dropped and counted. Defaults to false.
+    /// </summary>
+    public bool DeliverTruncated { get; set; }
+
+    /// <summary>SO_RCVBUF to ask for per socket, in bytes (capped by net.core.rmem_max); null keeps the system default. Defaults to null.</summary>
+    public int? ReceiveBufferSize { get; set; }
+
+    /// <summary>SO_SNDBUF to ask for per socket, in bytes (capped by net.core.wmem_max); null keeps the system default. Defaults to null.</summary>
+    public int? SendBufferSize { get; set; }
+
+    /// <summary>How workers wait for datagrams. Defaults to <see cref="ServerIoModel.DedicatedThread"/>.</summary>
+    public ServerIoModel IoModel { get; set; } = ServerIoModel.DedicatedThread;
+
+    /// <summary>Which socket backend to use. Defaults to <see cref="DatagramBackend.Auto"/>.</summary>
+    public DatagramBackend Backend { get; set; } = DatagramBackend.Auto;
+
+    /// <summary>Whether the handler runs on the receive loop or behind a bounded queue. Defaults to <see cref="ServerProcessing.Inline"/>.</summary>
+    public ServerProcessing Processing { get; set; } = ServerProcessing.Inline;
+
+    /// <summary>Datagrams each worker's queue holds (<see cref="ServerProcessing.Queued"/> only), 1 to 1,048,576. Defaults to 4,096.</summary>
+    public int QueueCapacity { get; set; } = 4096;
+
+    /// <summary>
+    /// Payload bytes each worker's queue holds (<see cref="ServerProcessing.Queued"/> only), allocated once
+    /// on the pinned heap; at least <see cref="MaxDatagramSize"/>. The queue is full when either this or
+    /// <see cref="QueueCapacity"/> is reached. Defaults to 4 MiB.
+    /// </summary>
+    public int QueueBytes { get; set; } = 4 << 20;
+
+    /// <summary>What to do when a worker's queue is full. Defaults to <see cref="QueueOverflowPolicy.Wait"/>.</summary>
+    public QueueOverflowPolicy OverflowPolicy { get; set; } = QueueOverflowPolicy.Wait;
+
+    /// <summary>
+    /// How long <see cref="DatagramServer.StopAsync(CancellationToken)"/> lets handlers work through what is
+    /// already received; what is still queued after it is dropped and counted. Defaults to 5 seconds.
+    /// </summary>
+    public TimeSpan DrainTimeout { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// Low-latency mode: before blocking, a worker spins with non-blocking receives for up to this long,
+    /// which saves the wake-up (tens of microseconds) at the cost of a busy core. Linux batched backend
+    /// only; at most 10 ms. Defaults to <see cref="TimeSpan.Zero"/> (off).
+    /// </summary>
+    public TimeSpan BusyPoll { get; set; } = TimeSpan.Zero;
+
+    /// <summary>
+    /// SO_BUSY_POLL in microseconds for each socket (Linux): the kernel polls the device queue on a blocking
+    /// receive instead of waiting for the interrupt. Values above net.core.busy_poll need CAP_NET_ADMIN; a
+    /// refusal is logged and reported by <see cref="DatagramServer.KernelBusyPollEnabled"/>, not thrown.
+    /// Defaults to null (not set).
+    /// </summary>
+    public int? KernelBusyPollMicroseconds { get; set; }
+
+    /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
+    /// <exception cref="ArgumentException">An option is invalid; the message and <see cref="ArgumentException.ParamName"/> name it.</exception>
+    public void Validate()
+    {
+        if (GetFirstError() is { } error)
+        {
+            throw new ArgumentException(error.Message, error.Option);
+        }
+    }
+
+    /// <summary>Every invalid option with its message, empty when all are valid.</summary>
+    public IReadOnlyList<string> GetErrors()
+    {
+        var errors = new List<string>();
+        foreach (var error in EnumerateErrors())
+        {
+            errors.Add(error.Message);
+        }
+
+        return errors;
+    }
+
+    private (string Option, string Message)? GetFirstError()
+    {
+        foreach (var error in EnumerateErrors())
+        {
+            return error;
+        }
+
+        return null;
+    }
+
+    private IEnumerable<(string Option, string Message)> EnumerateErrors()
+    {
+        if (EndPoint is null)
+        {
+            yield return (nameof(EndPoint), "EndPoint is required.");
+        }
+        else if (EndPoint.AddressFamily is not (AddressFamily.InterNetwork or AddressFamily.InterNetworkV6))
+        {
+            yield return (nameof(EndPoint), $"EndPoint must be IPv4 or IPv6, not {EndPoint.AddressFamily}.");
+        }
+
+        if (Port is < IPEndPoint.MinPort or > IPEndPoint.MaxPort)
+        {
+            yield return (nameof(Port), $"Port must be between 0 and 65,535 (was {Port}).");
+        }
+
+        if (Workers < 1)
+        {
+            yield return (nameof(Workers), $"Workers must be at least 1 (was {Workers}).");
+        }
+        else if (Workers > 1024)
+        {
+            yield return (nameof(Workers), $"Workers must be at most 1,024 (was {Workers}).");
+        }
+
+        if (BatchSize is < 1 or > MaxBatchSize)
+        {
+            yield return (nameof(BatchSize), $"BatchSize must be between 1 and {MaxBatchSize} (was {BatchSize}).");
+        }
+
+        if (MaxDatagramSize is < 1 or > ReceiveBatch.DefaultBufferSize)
+        {
+            yield return (nameof(MaxDatagramSize), $"MaxDatagramSize must be between 1 and {ReceiveBatch.DefaultBufferSize} (was {MaxDatagramSize}).");
+        }
+
+        if (ReceiveBufferSize is <= 0)
+        {
+            yield return (nameof(ReceiveBufferSize), $"ReceiveBufferSize must be positive or null (was {ReceiveBufferSize}).");
+        }
+
+        if (SendBufferSize is <= 0)
+        {
+            yield return (nameof(SendBufferSize), $"SendBufferSize must be positive or null (was {SendBufferSize}).");
+        }
+
+        if (!Enum.IsDefined(IoModel))
+        {
+            yield return (nameof(IoModel), $"IoModel {IoModel} is unknown.");
+        }
+
+        if (!Enum.IsDefined(Backend))
+        {
+            yield return (nameof(Backend), $"Backend {Backend} is unknown.");
+        }
+        else if (Backend == DatagramBackend.LinuxBatched && !OperatingSystem.IsLinux())
+        {
+            yield return (nameof(Backend), "Backend LinuxBatched needs Linux; use Auto or Portable.");
+        }
+
+        if (!Enum.IsDefined(Processing))
+        {
+            yield return (nameof(Processing), $"Processing {Processing} is unknown.");
+        }
+
+        if (!Enum.IsDefined(OverflowPolicy))
+        {
+            yield return (nameof(OverflowPolicy), $"OverflowPolicy {OverflowPolicy} is unknown.");
+        }
+
+        if (QueueCapacity is < 1 or > 1 << 20)
+        {
+            yield return (nameof(QueueCapacity), $"QueueCapacity must be between 1 and 1,048,576 (was {QueueCapacity}).");
+        }
+
+        if (QueueBytes < MaxDatagramSize)
+        {
+            yield return (nameof(QueueBytes), $"QueueBytes must be at least MaxDatagramSize ({MaxDatagramSize}) so any datagram fits (was {QueueBytes}).");
+        }
+
+        if (DrainTimeout < TimeSpan.Zero && DrainTimeout != Timeout.InfiniteTimeSpan)
+        {
+            yield return (nameof(DrainTimeout), $"DrainTimeout must be zero or positive (was {DrainTimeout}).");
+        }
+
+        if (BusyPoll < TimeSpan.Zero || BusyPoll > TimeSpan.FromMilliseconds(10))
+        {
+            yield return (nameof(BusyPoll), $"BusyPoll must be between 0 and 10 ms (was {BusyPoll}).");
+        }
+
+        if (KernelBusyPollMicroseconds is < 0)
+        {
+            yield return (nameof(KernelBusyPollMicroseconds), $"KernelBusyPollMicroseconds must be zero or positive (was {KernelBusyPollMicroseconds}).");
+        }
+    }
+
+    /// <summary>The endpoint to bind: <see cref="EndPoint"/> with <see cref="Port"/> applied.</summary>
+    internal IPEndPoint ResolveEndPoint() => Port is int port ? new IPEndPoint(EndPoint.Address, port) : EndPoint;
+
+    /// <summary>A copy, so a running server is not affected by later changes to these options.</summary>
+    internal DatagramServerOptions Clone() => (DatagramServerOptions)MemberwiseClone();
+}

@@ -1,0 +1,120 @@
+using System.Threading.Tasks.Sources;
+
+namespace Salvo.Server;
+
+/// <summary>
+/// A wake-up flag with one waiter at a time, waited on by blocking or by awaiting. The awaitable form
+/// completes a reusable <see cref="ManualResetValueTaskSourceCore{TResult}"/>, so an idle-then-busy cycle
+/// allocates nothing (SemaphoreSlim.WaitAsync allocates a task each time it has to wait). A set that finds
+/// no waiter is remembered for the next wait.
+/// </summary>
+internal sealed class WaitSignal : IValueTaskSource
+{
+    // A blocked thread looks at its cancellation token this often; a set wakes it at once.
+    private const int CancellationPollMilliseconds = 50;
+
+    private readonly object _gate = new();
+    private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = true };
+    private CancellationTokenRegistration _registration;
+    private bool _signaled;
+    private bool _asyncWaiting;
+    private bool _syncWaiting;
+
+    public void Set()
+    {
+        lock (_gate)
+        {
+            if (!_asyncWaiting)
+            {
+                _signaled = true;
+                if (_syncWaiting)
+                {
+                    Monitor.Pulse(_gate);
+                }
+
+                return;
+            }
+
+            _asyncWaiting = false;
+        }
+
+        _core.SetResult(true);
+    }
+
+    public void Wait(CancellationToken cancellationToken)
+    {
+        lock (_gate)
+        {
+            while (!_signaled)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                _syncWaiting = true;
+                Monitor.Wait(_gate, CancellationPollMilliseconds);
+                _syncWaiting = false;
+            }
+
+            _signaled = false;
+        }
+    }
+
+    public ValueTask WaitAsync(CancellationToken cancellationToken)
+    {
+        lock (_gate)
+        {
+            if (_signaled)
+            {
+                _signaled = false;
+                return default;
+            }
+
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return ValueTask.FromCanceled(cancellationToken);
+            }
+
+            _core.Reset();
+            _asyncWaiting = true;
+        }
+
+        var version = _core.Version;
+        if (cancellationToken.CanBeCanceled)
+        {
+            _registration = cancellationToken.UnsafeRegister(static (state, token) => ((WaitSignal)state!).Cancel(token), this);
+        }
+
+        return new ValueTask(this, version);
+    }
+
+    void IValueTaskSource.GetResult(short token)
+    {
+        try
+        {
+            _core.GetResult(token);
+        }
+        finally
+        {
+            _registration.Dispose();
+            _registration = default;
+        }
+    }
+
+    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _core.GetStatus(token);
+
+    void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+        _core.OnCompleted(continuation, state, token, flags);
+
+    private void Cancel(CancellationToken cancellationToken)
+    {
+        lock (_gate)
+        {
+            if (!_asyncWaiting)
+            {
+                return;
+            }
+
+            _asyncWaiting = false;
+        }
+
+        _core.SetException(new OperationCanceledException(cancellationToken));
+    }
+}

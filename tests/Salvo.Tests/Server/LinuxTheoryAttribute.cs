@@ -1,0 +1,13 @@
+namespace Salvo.Tests;
+
+/// <summary>A theory that needs Linux; skipped with the reason elsewhere.</summary>
+public sealed class LinuxTheoryAttribute : TheoryAttribute
+{
+    public LinuxTheoryAttribute()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Needs Linux (SO_REUSEPORT flow spreading, /proc).";
+        }
+    }
+}
