@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Net.Sockets;
+using Salvo.Perf.Doctor;
 using Salvo.Perf.Loopback;
 
 namespace Salvo.Perf.Cli;
@@ -16,6 +17,7 @@ internal static class SalvoCli
             "size sweeps with an HTML report (sweep), and what limits UDP here (doctor).")
         {
             LoopbackCommand.Create(console),
+            DoctorCommand.Create(console),
         };
         root.Options.Add(CommonOptions.Json);
         root.Options.Add(CommonOptions.JsonStream);

@@ -15,6 +15,7 @@ namespace Salvo.Perf.Reporting;
     UseStringEnumConverter = true)]
 [JsonSerializable(typeof(LoopbackReport))]
 [JsonSerializable(typeof(LoopbackPointEvent))]
+[JsonSerializable(typeof(Doctor.DoctorReport))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>
