@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Net.Sockets;
 using Salvo.Perf.Doctor;
 using Salvo.Perf.Loopback;
+using Salvo.Perf.Rr;
 
 namespace Salvo.Perf.Cli;
 
@@ -17,6 +18,7 @@ internal static class SalvoCli
             "size sweeps with an HTML report (sweep), and what limits UDP here (doctor).")
         {
             LoopbackCommand.Create(console),
+            RrCommand.Create(console),
             DoctorCommand.Create(console),
         };
         root.Options.Add(CommonOptions.Json);

@@ -16,6 +16,8 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(LoopbackReport))]
 [JsonSerializable(typeof(LoopbackPointEvent))]
 [JsonSerializable(typeof(Doctor.DoctorReport))]
+[JsonSerializable(typeof(Rr.RrReport))]
+[JsonSerializable(typeof(Rr.RrIntervalEvent))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>
