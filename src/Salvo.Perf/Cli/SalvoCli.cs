@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using Salvo.Perf.Doctor;
 using Salvo.Perf.Loopback;
 using Salvo.Perf.Rr;
+using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Cli;
 
@@ -18,6 +19,8 @@ internal static class SalvoCli
             "size sweeps with an HTML report (sweep), and what limits UDP here (doctor).")
         {
             LoopbackCommand.Create(console),
+            ServerCommand.Create(console),
+            ClientCommand.Create(console),
             RrCommand.Create(console),
             DoctorCommand.Create(console),
         };

@@ -18,6 +18,10 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(Doctor.DoctorReport))]
 [JsonSerializable(typeof(Rr.RrReport))]
 [JsonSerializable(typeof(Rr.RrIntervalEvent))]
+[JsonSerializable(typeof(Traffic.ControlMessage))]
+[JsonSerializable(typeof(Traffic.TrafficIntervalEvent))]
+[JsonSerializable(typeof(Traffic.ClientReport))]
+[JsonSerializable(typeof(Traffic.ServerTestReport))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>
