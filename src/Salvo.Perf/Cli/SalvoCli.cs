@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using Salvo.Perf.Doctor;
 using Salvo.Perf.Loopback;
 using Salvo.Perf.Rr;
+using Salvo.Perf.Sweep;
 using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Cli;
@@ -22,6 +23,7 @@ internal static class SalvoCli
             ServerCommand.Create(console),
             ClientCommand.Create(console),
             RrCommand.Create(console),
+            SweepCommand.Create(console),
             DoctorCommand.Create(console),
         };
         root.Options.Add(CommonOptions.Json);

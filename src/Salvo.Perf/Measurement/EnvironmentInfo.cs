@@ -9,7 +9,8 @@ namespace Salvo.Perf.Measurement;
 /// <param name="Cores">Logical processors available to the process.</param>
 /// <param name="DotnetVersion">The .NET runtime.</param>
 /// <param name="TimestampUtc">When the measurement started, ISO 8601.</param>
-internal sealed record EnvironmentInfo(string Os, string Kernel, string CpuModel, int Cores, string DotnetVersion, string TimestampUtc)
+/// <param name="LoadAverage">The 1, 5 and 15 minute load averages at the start (Linux /proc/loadavg), or null: on a shared host, the other load behind the figures.</param>
+internal sealed record EnvironmentInfo(string Os, string Kernel, string CpuModel, int Cores, string DotnetVersion, string TimestampUtc, string? LoadAverage)
 {
     /// <summary>Describes the current machine.</summary>
     public static EnvironmentInfo Capture() => new(
@@ -18,10 +19,17 @@ internal sealed record EnvironmentInfo(string Os, string Kernel, string CpuModel
         CpuModelName() ?? RuntimeInformation.ProcessArchitecture.ToString(),
         Environment.ProcessorCount,
         RuntimeInformation.FrameworkDescription,
-        DateTime.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", System.Globalization.CultureInfo.InvariantCulture));
+        DateTime.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", System.Globalization.CultureInfo.InvariantCulture),
+        LoadAverages());
 
     /// <summary>One line for table captions.</summary>
-    public string Describe() => $"{CpuModel}, {Cores} cores, {Os}, kernel {Kernel}, {DotnetVersion}";
+    public string Describe() => $"{CpuModel}, {Cores} cores, {Os}, kernel {Kernel}, {DotnetVersion}" + (LoadAverage is null ? string.Empty : $", load average {LoadAverage}");
+
+    private static string? LoadAverages()
+    {
+        var line = ReadFirstLine("/proc/loadavg");
+        return line is null ? null : string.Join(' ', line.Split(' ', StringSplitOptions.RemoveEmptyEntries).Take(3));
+    }
 
     private static string? CpuModelName()
     {

@@ -22,6 +22,7 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(Traffic.TrafficIntervalEvent))]
 [JsonSerializable(typeof(Traffic.ClientReport))]
 [JsonSerializable(typeof(Traffic.ServerTestReport))]
+[JsonSerializable(typeof(Sweep.SweepReport))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>
