@@ -58,8 +58,7 @@ internal static class CommonOptions
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
         {
-            var value = result.GetValueOrDefault<int>();
-            if (value < min || value > max)
+            if (TryGetValue(result, out int value) && (value < min || value > max))
             {
                 result.AddError($"{Names(name, alias)}: {value} is outside {min}..{max}.");
             }
@@ -76,8 +75,7 @@ internal static class CommonOptions
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
         {
-            var value = result.GetValueOrDefault<double>();
-            if (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0))
+            if (TryGetValue(result, out double value) && (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0)))
             {
                 result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range (above {min.ToString(CultureInfo.InvariantCulture)}, at most 86400).");
             }
@@ -120,6 +118,24 @@ internal static class CommonOptions
         System.Net.IPAddress.TryParse(text, out var address)
             ? address
             : throw new CliException($"{option}: '{text}' is not an IP address.");
+
+    /// <summary>
+    /// Reads a converted value inside a validator; false when the token did not convert (the parser has
+    /// already reported that error, naming the option).
+    /// </summary>
+    public static bool TryGetValue<T>(System.CommandLine.Parsing.OptionResult result, out T value)
+    {
+        try
+        {
+            value = result.GetValueOrDefault<T>();
+            return true;
+        }
+        catch (InvalidOperationException)
+        {
+            value = default!;
+            return false;
+        }
+    }
 
     private static string Names(string name, string? alias) => alias is null ? name : $"{alias}/{name}";
 }

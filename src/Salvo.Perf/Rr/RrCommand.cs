@@ -77,8 +77,7 @@ internal static class RrCommand
             {
                 r =>
                 {
-                    var v = r.GetValueOrDefault<double>();
-                    if (double.IsNaN(v) || v < 0 || v > 10_000_000)
+                    if (CommonOptions.TryGetValue(r, out double v) && (double.IsNaN(v) || v < 0 || v > 10_000_000))
                     {
                         r.AddError($"--rate: {v} is outside 0..10000000 requests/s.");
                     }

@@ -43,7 +43,14 @@ internal static class SweepCommand
             Description = "What to sweep: loopback, rr or all. Defaults to all.",
             DefaultValueFactory = _ => "all",
         };
-        kind.AcceptOnlyFromAmong("loopback", "rr", "all");
+        kind.Validators.Add(result =>
+        {
+            var value = result.GetValueOrDefault<string>();
+            if (value is not ("loopback" or "rr" or "all"))
+            {
+                result.AddError($"--kind: '{value}' is not one of loopback, rr, all.");
+            }
+        });
         var output = new Option<string>("--out", "-o")
         {
             Description = "Directory for sweep.html and sweep.json (created if missing). Defaults to salvo-sweep.",
