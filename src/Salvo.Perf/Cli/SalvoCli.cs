@@ -1,4 +1,5 @@
 using System.CommandLine;
+using System.CommandLine.Help;
 using System.Net.Sockets;
 using Salvo.Perf.Doctor;
 using Salvo.Perf.Loopback;
@@ -12,9 +13,10 @@ namespace Salvo.Perf.Cli;
 internal static class SalvoCli
 {
     /// <summary>Builds the command tree writing to <paramref name="console"/>.</summary>
-    public static RootCommand Build(CliConsole console)
+    public static Command Build(CliConsole console)
     {
-        var root = new RootCommand(
+        // A named root rather than RootCommand, whose name is the assembly's (Salvo.Perf), not the tool's.
+        var root = new Command("salvo",
             "salvo: measures UDP on this host. Throughput and loss of plain .NET sockets against Salvo's batched " +
             "paths (loopback), iperf3-style tests between two hosts (server/client), request/response latency (rr), " +
             "size sweeps with an HTML report (sweep), and what limits UDP here (doctor).")
@@ -26,6 +28,8 @@ internal static class SalvoCli
             SweepCommand.Create(console),
             DoctorCommand.Create(console),
         };
+        root.Options.Add(new HelpOption());
+        root.Options.Add(new VersionOption());
         root.Options.Add(CommonOptions.Json);
         root.Options.Add(CommonOptions.JsonStream);
         return root;
