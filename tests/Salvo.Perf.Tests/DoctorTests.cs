@@ -35,6 +35,6 @@ public sealed class DoctorTests
         Assert.Equal(0, exit);
         using var document = JsonDocument.Parse(output);
         var first = document.RootElement.GetProperty("findings")[0];
-        Assert.Contains(first.GetProperty("status").GetString(), new[] { "Ok", "Warn", "Info" });
+        Assert.Contains(first.GetProperty("status").GetString(), new[] { "ok", "warn", "info" });
     }
 }

@@ -1,15 +1,20 @@
+using System.Text.Json.Serialization;
+
 namespace Salvo.Perf.Doctor;
 
 /// <summary>How a finding bears on UDP performance.</summary>
 internal enum FindingStatus
 {
     /// <summary>Fine as it is.</summary>
+    [JsonStringEnumMemberName("ok")]
     Ok,
 
     /// <summary>Likely to limit throughput or lose datagrams; see the recommendation.</summary>
+    [JsonStringEnumMemberName("warn")]
     Warn,
 
     /// <summary>Worth knowing; no action needed.</summary>
+    [JsonStringEnumMemberName("info")]
     Info,
 }
 
