@@ -1,0 +1,141 @@
+using System.CommandLine;
+using System.Globalization;
+
+namespace Salvo.Perf.Cli;
+
+/// <summary>Options shared by several commands, with their validation.</summary>
+internal static class CommonOptions
+{
+    /// <summary>The TCP control and UDP data port of server/client: one number, as iperf3's 5201.</summary>
+    public const int DefaultPort = 47010;
+
+    /// <summary>--json / -J, on every command.</summary>
+    public static Option<bool> Json { get; } = new("--json", "-J")
+    {
+        Description = "Print one JSON document instead of text. Defaults to off.",
+        Recursive = true,
+    };
+
+    /// <summary>--json-stream, on every command.</summary>
+    public static Option<bool> JsonStream { get; } = new("--json-stream")
+    {
+        Description = "Print newline-delimited JSON events while running; the last line is the summary. Defaults to off.",
+        Recursive = true,
+    };
+
+    /// <summary>Sets the console's format from the parsed flags.</summary>
+    public static void ApplyFormat(ParseResult parse, CliConsole console)
+    {
+        console.Format = parse.GetValue(JsonStream) ? OutputFormat.JsonStream
+            : parse.GetValue(Json) ? OutputFormat.Json
+            : OutputFormat.Text;
+    }
+
+    /// <summary>-l/--length as a list of sizes.</summary>
+    public static Option<int[]> Lengths(int[] defaults, int min, string what) => new("--length", "-l")
+    {
+        Description = $"{what}, comma-separated, {min} to 65507 bytes. Defaults to {string.Join(',', defaults)}.",
+        HelpName = "BYTES[,BYTES...]",
+        Arity = ArgumentArity.ExactlyOne,
+        DefaultValueFactory = _ => defaults,
+        CustomParser = result =>
+        {
+            var sizes = ValueParsers.ParseSizes(string.Join(',', result.Tokens.Select(t => t.Value)), "-l/--length", min, out var error);
+            if (error is not null)
+            {
+                result.AddError(error);
+            }
+
+            return sizes;
+        },
+    };
+
+    /// <summary>An integer option that must lie in [min, max]; the error names the option.</summary>
+    public static Option<int> Int(string name, string? alias, int defaultValue, int min, int max, string description)
+    {
+        var option = alias is null ? new Option<int>(name) : new Option<int>(name, alias);
+        option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
+        option.DefaultValueFactory = _ => defaultValue;
+        option.Validators.Add(result =>
+        {
+            if (TryGetValue(result, out int value) && (value < min || value > max))
+            {
+                result.AddError($"{Names(name, alias)}: {value} is outside {min}..{max}.");
+            }
+        });
+        return option;
+    }
+
+    /// <summary>A duration in seconds, greater than 0 and at most a day.</summary>
+    public static Option<double> Seconds(string name, string? alias, double defaultValue, string description, double min = 0)
+    {
+        var option = alias is null ? new Option<double>(name) : new Option<double>(name, alias);
+        option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
+        option.HelpName = "SECONDS";
+        option.DefaultValueFactory = _ => defaultValue;
+        option.Validators.Add(result =>
+        {
+            if (TryGetValue(result, out double value) && (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0)))
+            {
+                result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range (above {min.ToString(CultureInfo.InvariantCulture)}, at most 86400).");
+            }
+        });
+        return option;
+    }
+
+    /// <summary>-b/--bitrate in bits per second (K/M/G suffixes; 0 = unlimited).</summary>
+    public static Option<long> Bitrate(string defaultText) => new("--bitrate", "-b")
+    {
+        Description = $"Target rate in bits/s over all flows, with K, M or G suffix; 0 = unlimited. Defaults to {defaultText}.",
+        HelpName = "RATE",
+        DefaultValueFactory = _ => ValueParsers.ParseRate(defaultText, "-b", out string? _),
+        CustomParser = result =>
+        {
+            var rate = ValueParsers.ParseRate(result.Tokens.Count == 1 ? result.Tokens[0].Value : string.Empty, "-b/--bitrate", out var error);
+            if (error is not null)
+            {
+                result.AddError(error);
+            }
+
+            return rate;
+        },
+    };
+
+    /// <summary>-p/--port.</summary>
+    public static Option<int> Port(int min) =>
+        Int("--port", "-p", DefaultPort, min, 65_535, "TCP control and UDP data port.");
+
+    /// <summary>-B/--bind: the local address to bind.</summary>
+    public static Option<string> Bind(string description) => new("--bind", "-B")
+    {
+        Description = $"{description} Defaults to 127.0.0.1 (loopback only; pass 0.0.0.0 or :: to listen on every interface).",
+        HelpName = "ADDRESS",
+        DefaultValueFactory = _ => "127.0.0.1",
+    };
+
+    /// <summary>Parses an address option or fails naming it.</summary>
+    public static System.Net.IPAddress ParseAddress(string text, string option) =>
+        System.Net.IPAddress.TryParse(text, out var address)
+            ? address
+            : throw new CliException($"{option}: '{text}' is not an IP address.");
+
+    /// <summary>
+    /// Reads a converted value inside a validator; false when the token did not convert (the parser has
+    /// already reported that error, naming the option).
+    /// </summary>
+    public static bool TryGetValue<T>(System.CommandLine.Parsing.OptionResult result, out T value)
+    {
+        try
+        {
+            value = result.GetValueOrDefault<T>();
+            return true;
+        }
+        catch (InvalidOperationException)
+        {
+            value = default!;
+            return false;
+        }
+    }
+
+    private static string Names(string name, string? alias) => alias is null ? name : $"{alias}/{name}";
+}

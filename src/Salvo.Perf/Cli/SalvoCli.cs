@@ -1,0 +1,91 @@
+using System.CommandLine;
+using System.CommandLine.Help;
+using System.Net.Sockets;
+using Salvo.Perf.Doctor;
+using Salvo.Perf.Loopback;
+using Salvo.Perf.Rr;
+using Salvo.Perf.Sweep;
+using Salvo.Perf.Traffic;
+
+namespace Salvo.Perf.Cli;
+
+/// <summary>The <c>salvo</c> command line: parses, runs one command, turns every failure into one line and an exit code.</summary>
+internal static class SalvoCli
+{
+    /// <summary>Builds the command tree writing to <paramref name="console"/>.</summary>
+    public static Command Build(CliConsole console)
+    {
+        // A named root rather than RootCommand, whose name is the assembly's (Salvo.Perf), not the tool's.
+        var root = new Command("salvo",
+            "salvo: measures UDP on this host. Throughput and loss of plain .NET sockets against Salvo's batched " +
+            "paths (loopback), iperf3-style tests between two hosts (server/client), request/response latency (rr), " +
+            "size sweeps with an HTML report (sweep), and what limits UDP here (doctor).")
+        {
+            LoopbackCommand.Create(console),
+            ServerCommand.Create(console),
+            ClientCommand.Create(console),
+            RrCommand.Create(console),
+            SweepCommand.Create(console),
+            DoctorCommand.Create(console),
+        };
+        root.Options.Add(new HelpOption());
+        root.Options.Add(new VersionOption());
+        root.Options.Add(CommonOptions.Json);
+        root.Options.Add(CommonOptions.JsonStream);
+        return root;
+    }
+
+    /// <summary>Runs <paramref name="args"/>; returns the exit code. Never throws for bad input.</summary>
+    public static async Task<int> RunAsync(string[] args, CliConsole console, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        ArgumentNullException.ThrowIfNull(console);
+        var root = Build(console);
+        var parse = root.Parse(args.Length == 0 ? ["--help"] : args);
+        if (parse.Errors.Count > 0)
+        {
+            var command = parse.CommandResult.Command == root ? "salvo" : $"salvo {parse.CommandResult.Command.Name}";
+            console.Error.WriteLine($"salvo: error: {string.Join("; ", parse.Errors.Select(e => e.Message))} (see '{command} --help')");
+            return CliException.UsageExitCode;
+        }
+
+        try
+        {
+            CommonOptions.ApplyFormat(parse, console);
+            var configuration = new InvocationConfiguration
+            {
+                Output = console.Out,
+                Error = console.Error,
+                EnableDefaultExceptionHandler = false,
+            };
+            return await parse.InvokeAsync(configuration, cancellationToken).ConfigureAwait(false);
+        }
+        catch (CliException e)
+        {
+            console.Error.WriteLine($"salvo: error: {e.Message}");
+            return e.ExitCode;
+        }
+        catch (OperationCanceledException)
+        {
+            console.Error.WriteLine("salvo: cancelled");
+            return 130;
+        }
+        catch (SocketException e)
+        {
+            console.Error.WriteLine($"salvo: error: {e.Message} ({e.SocketErrorCode})");
+            return CliException.FailureExitCode;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException or TimeoutException or ArgumentException or PlatformNotSupportedException)
+        {
+            console.Error.WriteLine($"salvo: error: {e.Message}");
+            return CliException.FailureExitCode;
+        }
+#pragma warning disable CA1031 // The tool's edge: anything unforeseen still ends as one line, not a stack trace.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            console.Error.WriteLine($"salvo: internal error: {e.GetType().Name}: {e.Message}");
+            return CliException.FailureExitCode;
+        }
+    }
+}

@@ -1,0 +1,245 @@
+using System.CommandLine;
+using System.Net;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Measurement;
+using Salvo.Perf.Reporting;
+using Spectre.Console;
+
+namespace Salvo.Perf.Loopback;
+
+/// <summary><c>salvo loopback</c>: every method side by side on 127.0.0.1, interleaved, pinned, repeated.</summary>
+internal static class LoopbackCommand
+{
+    /// <summary>Default payload sizes: small, a typical QUIC/VPN datagram under a 1,500-byte MTU, and near the limit.</summary>
+    public static readonly int[] DefaultSizes = [64, 1380, 65000];
+
+    /// <summary>The smallest loopback payload: the 8-byte sequence number.</summary>
+    public const int MinPayload = 8;
+
+    public static Command Create(CliConsole console)
+    {
+        var options = new LoopbackOptionSet();
+        var command = new Command("loopback",
+            "Sender and receiver on loopback in one process, each on its own thread, measuring every method in turn " +
+            "(round-robin per repetition, so drift hits all alike). Pinning: on Linux each thread calls " +
+            "sched_setaffinity(0, ...) through libc on itself (.NET has no per-thread affinity API); the sender goes on " +
+            "the first allowed CPU and the receiver on the second. Methods: " +
+            string.Join("; ", LoopbackMethods.All.Select(m => $"{m.Name} = {m.Description}")) + ".");
+        options.AddTo(command);
+        command.SetAction((parse, cancellationToken) =>
+        {
+            var settings = options.Read(parse);
+            return Task.FromResult(Run(console, settings, cancellationToken));
+        });
+        return command;
+    }
+
+    /// <summary>Runs the measurement and prints it; returns the exit code.</summary>
+    public static int Run(CliConsole console, LoopbackRunOptions run, CancellationToken cancellationToken)
+    {
+        var report = Measure(console, run, cancellationToken);
+        Print(console, report);
+        return 0;
+    }
+
+    /// <summary>Runs the points with progress on <paramref name="console"/> and returns the report.</summary>
+    public static LoopbackReport Measure(CliConsole console, LoopbackRunOptions run, CancellationToken cancellationToken)
+    {
+        var environment = EnvironmentInfo.Capture();
+        var settings = new LoopbackSettings(
+            run.Methods.Select(m => m.Name).ToArray(), run.PayloadBytes, run.DurationSeconds, run.WarmupSeconds,
+            run.Repetitions, run.SenderCpu is not null, run.SenderCpu, run.ReceiverCpu, run.SocketBufferBytes,
+            run.SenderCpu is null ? PinNote(run) : null);
+        var runner = new LoopbackRunner(run);
+        runner.PointDone += (sample, index, total) =>
+        {
+            console.Event(new LoopbackPointEvent("point", index, total, sample), PerfJson.Compact.LoopbackPointEvent);
+            if (!console.IsLive)
+            {
+                console.Line(DescribePoint(sample, index, total));
+            }
+        };
+
+        IReadOnlyList<LoopbackSample> samples;
+        if (console.IsLive)
+        {
+            samples = AnsiConsole.Progress()
+                .AutoClear(false)
+                .Columns(new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new ElapsedTimeColumn())
+                .Start(context =>
+                {
+                    var task = context.AddTask("loopback", maxValue: run.Repetitions * run.PayloadBytes.Count * run.Methods.Count);
+                    runner.Progress += p =>
+                    {
+                        var rate = p.ElapsedSeconds > 0 ? p.Received / p.ElapsedSeconds : 0;
+                        task.Description = Markup.Escape($"rep {p.Repetition} {p.Method} {p.PayloadBytes} B: {Format.Count(rate)} dgram/s");
+                    };
+                    runner.PointDone += (sample, index, _) =>
+                    {
+                        task.Value = index;
+                        context.Refresh();
+                    };
+                    return runner.Run(cancellationToken);
+                });
+        }
+        else
+        {
+            console.Line($"salvo loopback: {string.Join(", ", settings.Methods)} x {string.Join(", ", run.PayloadBytes)} B x {run.Repetitions} repetitions, {run.DurationSeconds} s each; {Pinning(settings)}");
+            samples = runner.Run(cancellationToken);
+        }
+
+        return new LoopbackReport("loopback", environment, settings, LoopbackResult.Summarize(samples, run.Methods), samples);
+    }
+
+    /// <summary>Prints the summary table (text) or the document (JSON).</summary>
+    public static void Print(CliConsole console, LoopbackReport report)
+    {
+        console.Document(report, PerfJson.Indented.LoopbackReport, PerfJson.Compact.LoopbackReport);
+        if (console.Format != OutputFormat.Text)
+        {
+            return;
+        }
+
+        console.Line(string.Empty);
+        console.Line($"Median of {report.Settings.Repetitions} repetitions; {report.Environment.Describe()}; {Pinning(report.Settings)}.");
+        ToTable(report.Results).Write(console);
+        var scope = report.Results.FirstOrDefault()?.CpuScope;
+        if (scope == "process")
+        {
+            console.Line("CPU is the whole process's (no per-thread CPU clock on this OS).");
+        }
+    }
+
+    /// <summary>The summary as a table.</summary>
+    public static TextTable ToTable(IEnumerable<LoopbackResult> results)
+    {
+        var table = new TextTable("method", "payload B", "datagrams/s", "spread", "Gbit/s", "sender CPU", "receiver CPU",
+            "alloc B/dgram", "GCs", "loss", "RcvbufErrors", "vs socket");
+        foreach (var r in results)
+        {
+            table.Add(r.Method, Format.Count(r.PayloadBytes), Format.Count(r.DatagramsPerSecond), Format.Percent(r.SpreadPercent),
+                Format.Fixed(r.GbitsPerSecond, 2), Format.Percent(r.SenderCpuPercent), Format.Percent(r.ReceiverCpuPercent),
+                Format.Fixed(r.AllocatedBytesPerDatagram, 1), Format.Fixed(r.GcCount, 0), Format.Percent(r.LossPercent),
+                r.KernelRcvbufErrors is { } k ? Format.Count(k) : "-", Format.Ratio(r.RatioToSocket));
+        }
+
+        return table;
+    }
+
+    private static string DescribePoint(LoopbackSample s, int index, int total) =>
+        $"[{index,3}/{total}] rep {s.Repetition} {s.Method,-11} {s.PayloadBytes,6} B  {Format.Count(s.DatagramsPerSecond),11} dgram/s  " +
+        $"{Format.Fixed(s.GbitsPerSecond, 2),6} Gbit/s  tx CPU {Format.Percent(s.SenderCpuPercent),6}  rx CPU {Format.Percent(s.ReceiverCpuPercent),6}  " +
+        $"alloc {Format.Fixed(s.AllocatedBytesPerDatagram, 1)} B/dgram  loss {Format.Percent(s.LossPercent)}";
+
+    private static string Pinning(LoopbackSettings s) => s.Pinned
+        ? $"sender pinned to CPU {s.SenderCpu}, receiver to CPU {s.ReceiverCpu}"
+        : $"not pinned ({s.PinNote})";
+
+    private static string PinNote(LoopbackRunOptions run) => run.SenderCpu is null && OperatingSystem.IsLinux()
+        ? "--no-pin or fewer than 2 allowed CPUs"
+        : "pinning needs Linux";
+
+    /// <summary>The loopback command's options and how they become <see cref="LoopbackRunOptions"/>.</summary>
+    internal sealed class LoopbackOptionSet
+    {
+        public Option<int[]> Lengths { get; } = CommonOptions.Lengths(DefaultSizes, MinPayload, "Payload sizes in bytes");
+
+        public Option<double> Duration { get; } = CommonOptions.Seconds("--time", "-t", 1.5, "Measured seconds per point.");
+
+        public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.3, "Unmeasured seconds before each point's window.", min: 0.01);
+
+        public Option<int> Repeat { get; } = CommonOptions.Int("--repeat", null, 3, 1, 100, "Repetitions (rounds over all methods and sizes); the table shows the median.");
+
+        public Option<string> Methods { get; } = new("--methods", "-m")
+        {
+            Description = $"Methods to run, comma-separated, from: {string.Join(", ", LoopbackMethods.All.Select(m => m.Name))}. Defaults to {string.Join(',', LoopbackMethods.DefaultNames)}.",
+            HelpName = "NAMES",
+            DefaultValueFactory = _ => string.Join(',', LoopbackMethods.DefaultNames),
+        };
+
+        public Option<bool> NoPin { get; } = new("--no-pin")
+        {
+            Description = "Do not pin the sender and receiver threads to CPUs. Defaults to pinning on Linux when 2 or more CPUs are allowed.",
+        };
+
+        public Option<int> SenderCpu { get; } = CommonOptions.Int("--sender-cpu", null, -1, -1, 1023, "CPU for the sender thread; -1 = the first allowed CPU.");
+
+        public Option<int> ReceiverCpu { get; } = CommonOptions.Int("--receiver-cpu", null, -1, -1, 1023, "CPU for the receiver thread; -1 = the second allowed CPU.");
+
+        public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
+
+        public void AddTo(Command command)
+        {
+            command.Options.Add(Lengths);
+            command.Options.Add(Duration);
+            command.Options.Add(Warmup);
+            command.Options.Add(Repeat);
+            command.Options.Add(Methods);
+            command.Options.Add(NoPin);
+            command.Options.Add(SenderCpu);
+            command.Options.Add(ReceiverCpu);
+            command.Options.Add(Buffer);
+        }
+
+        public LoopbackRunOptions Read(ParseResult parse, int[]? sizes = null, int? repetitions = null, double? seconds = null)
+        {
+            var methods = ParseMethods(parse.GetValue(Methods)!);
+            var (senderCpu, receiverCpu) = ChooseCpus(parse.GetValue(NoPin), parse.GetValue(SenderCpu), parse.GetValue(ReceiverCpu));
+            return new LoopbackRunOptions(
+                methods,
+                sizes ?? parse.GetValue(Lengths)!,
+                seconds ?? parse.GetValue(Duration),
+                parse.GetValue(Warmup),
+                repetitions ?? parse.GetValue(Repeat),
+                senderCpu,
+                receiverCpu,
+                parse.GetValue(Buffer),
+                IPAddress.Loopback);
+        }
+
+        public static IReadOnlyList<ILoopbackMethod> ParseMethods(string text)
+        {
+            var names = text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+            if (names.Length == 0)
+            {
+                throw new CliException("-m/--methods: name at least one method.");
+            }
+
+            return names.Distinct(StringComparer.OrdinalIgnoreCase).Select(name => LoopbackMethods.Find(name)
+                ?? throw new CliException($"-m/--methods: unknown method '{name}'; known: {string.Join(", ", LoopbackMethods.All.Select(m => m.Name))}.")).ToArray();
+        }
+
+        private static (int? Sender, int? Receiver) ChooseCpus(bool noPin, int sender, int receiver)
+        {
+            if (noPin || !OperatingSystem.IsLinux())
+            {
+                return (null, null);
+            }
+
+            var allowed = CpuAffinity.AllowedCpus();
+            foreach (var (cpu, name) in new[] { (sender, "--sender-cpu"), (receiver, "--receiver-cpu") })
+            {
+                if (cpu >= 0 && !allowed.Contains(cpu))
+                {
+                    throw new CliException($"{name}: CPU {cpu} is not one this process may run on ({string.Join(',', allowed)}).");
+                }
+            }
+
+            if (allowed.Count < 2 && (sender < 0 || receiver < 0))
+            {
+                return (null, null);
+            }
+
+            var s = sender >= 0 ? sender : allowed[0];
+            var r = receiver >= 0 ? receiver : allowed.First(c => c != s);
+            return (s, r);
+        }
+    }
+}
+
+/// <summary>A --json-stream event for one finished point.</summary>
+/// <param name="Event">"point".</param>
+/// <param name="Index">1-based point number.</param>
+/// <param name="Total">Points in the run.</param>
+/// <param name="Sample">The measurement.</param>
+internal sealed record LoopbackPointEvent(string Event, int Index, int Total, LoopbackSample Sample);

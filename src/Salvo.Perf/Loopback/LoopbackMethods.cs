@@ -1,0 +1,27 @@
+namespace Salvo.Perf.Loopback;
+
+/// <summary>The methods <c>salvo loopback</c> knows. Add a new one here (for example GSO send + GRO receive).</summary>
+internal static class LoopbackMethods
+{
+    /// <summary>Every method, in report order; the first <see cref="DefaultCount"/> run by default.</summary>
+    public static IReadOnlyList<ILoopbackMethod> All { get; } =
+    [
+        new NaiveMethod(),
+        new SocketMethod(),
+        new SalvoMethod(),
+        new SalvoAsyncMethod(),
+    ];
+
+    /// <summary>The method every ratio is taken against.</summary>
+    public const string Baseline = "socket";
+
+    /// <summary>How many of <see cref="All"/> run when --methods is not given.</summary>
+    public const int DefaultCount = 3;
+
+    /// <summary>The default method names.</summary>
+    public static IReadOnlyList<string> DefaultNames => All.Take(DefaultCount).Select(m => m.Name).ToArray();
+
+    /// <summary>Finds a method by name, or null.</summary>
+    public static ILoopbackMethod? Find(string name) =>
+        All.FirstOrDefault(m => string.Equals(m.Name, name, StringComparison.OrdinalIgnoreCase));
+}

@@ -1,0 +1,153 @@
+using Salvo.Perf.Measurement;
+
+namespace Salvo.Perf.Loopback;
+
+/// <summary>One measurement of one method at one payload size in one repetition.</summary>
+/// <param name="Method">The method's name.</param>
+/// <param name="PayloadBytes">Bytes per datagram.</param>
+/// <param name="Repetition">1-based repetition.</param>
+/// <param name="DatagramsPerSecond">Datagrams the receiver got per second in the measured window.</param>
+/// <param name="GbitsPerSecond">Payload bits the receiver got per second, in Gbit/s.</param>
+/// <param name="SentPerSecond">Datagrams the sender's kernel accepted per second.</param>
+/// <param name="SenderCpuPercent">The sender thread's CPU time over the window, percent of one core.</param>
+/// <param name="ReceiverCpuPercent">The receiver thread's CPU time over the window, percent of one core.</param>
+/// <param name="ProcessCpuPercent">The whole process's CPU time over the window, percent of one core.</param>
+/// <param name="AllocatedBytesPerDatagram">Managed bytes allocated per datagram by both ends.</param>
+/// <param name="GcCount">Sum of the gen0, gen1 and gen2 collection count deltas over the window.</param>
+/// <param name="Sent">Datagrams sent in the whole point (warm-up included).</param>
+/// <param name="Received">Datagrams received in the whole point.</param>
+/// <param name="LossPercent">(sent - received) / sent, percent.</param>
+/// <param name="KernelRcvbufErrors">Delta of /proc/net/snmp Udp RcvbufErrors over the point (system-wide), or null.</param>
+internal sealed record LoopbackSample(
+    string Method,
+    int PayloadBytes,
+    int Repetition,
+    double DatagramsPerSecond,
+    double GbitsPerSecond,
+    double SentPerSecond,
+    double SenderCpuPercent,
+    double ReceiverCpuPercent,
+    double ProcessCpuPercent,
+    double AllocatedBytesPerDatagram,
+    int GcCount,
+    long Sent,
+    long Received,
+    double LossPercent,
+    long? KernelRcvbufErrors);
+
+/// <summary>The median over repetitions of one method at one payload size.</summary>
+/// <param name="Method">The method's name.</param>
+/// <param name="PayloadBytes">Bytes per datagram.</param>
+/// <param name="Repetitions">Samples summarised.</param>
+/// <param name="DatagramsPerSecond">Median received datagrams per second.</param>
+/// <param name="DatagramsPerSecondMin">Smallest sample.</param>
+/// <param name="DatagramsPerSecondMax">Largest sample.</param>
+/// <param name="SpreadPercent">(max - min) / median of datagrams per second, percent.</param>
+/// <param name="GbitsPerSecond">Median payload Gbit/s.</param>
+/// <param name="SentPerSecond">Median sent datagrams per second.</param>
+/// <param name="SenderCpuPercent">Median sender CPU, percent of one core.</param>
+/// <param name="ReceiverCpuPercent">Median receiver CPU, percent of one core.</param>
+/// <param name="ProcessCpuPercent">Median process CPU, percent of one core.</param>
+/// <param name="AllocatedBytesPerDatagram">Median bytes allocated per datagram.</param>
+/// <param name="GcCount">Median GC count per window.</param>
+/// <param name="LossPercent">Median loss, percent.</param>
+/// <param name="KernelRcvbufErrors">Sum of RcvbufErrors deltas, or null when unknown.</param>
+/// <param name="RatioToSocket">Median datagrams/s over the socket method's at the same size, or null.</param>
+/// <param name="CpuScope">"thread" when CPU is per end, "process" when only the process total was readable.</param>
+/// <param name="AllocationScope">"thread" (per-end counters) or "process" (async methods).</param>
+internal sealed record LoopbackResult(
+    string Method,
+    int PayloadBytes,
+    int Repetitions,
+    double DatagramsPerSecond,
+    double DatagramsPerSecondMin,
+    double DatagramsPerSecondMax,
+    double SpreadPercent,
+    double GbitsPerSecond,
+    double SentPerSecond,
+    double SenderCpuPercent,
+    double ReceiverCpuPercent,
+    double ProcessCpuPercent,
+    double AllocatedBytesPerDatagram,
+    double GcCount,
+    double LossPercent,
+    long? KernelRcvbufErrors,
+    double? RatioToSocket,
+    string CpuScope,
+    string AllocationScope)
+{
+    /// <summary>Medians per (method, payload) in first-seen order, with the ratio to the baseline.</summary>
+    public static IReadOnlyList<LoopbackResult> Summarize(IEnumerable<LoopbackSample> samples, IReadOnlyList<ILoopbackMethod> methods)
+    {
+        var groups = samples.GroupBy(s => (s.Method, s.PayloadBytes)).ToList();
+        var baseline = groups
+            .Where(g => g.Key.Method == LoopbackMethods.Baseline)
+            .ToDictionary(g => g.Key.PayloadBytes, g => Spread.Of(g.Select(s => s.DatagramsPerSecond)).Median);
+        var cpuScope = CpuClock.HasThreadClock ? "thread" : "process";
+        return groups.Select(g =>
+        {
+            var rate = Spread.Of(g.Select(s => s.DatagramsPerSecond));
+            var isAsync = methods.FirstOrDefault(m => m.Name == g.Key.Method)?.IsAsync ?? false;
+            var kernel = g.Any(s => s.KernelRcvbufErrors is null) ? (long?)null : g.Sum(s => s.KernelRcvbufErrors!.Value);
+            return new LoopbackResult(
+                g.Key.Method,
+                g.Key.PayloadBytes,
+                g.Count(),
+                rate.Median,
+                rate.Min,
+                rate.Max,
+                rate.Percent,
+                Median(g, s => s.GbitsPerSecond),
+                Median(g, s => s.SentPerSecond),
+                Median(g, s => s.SenderCpuPercent),
+                Median(g, s => s.ReceiverCpuPercent),
+                Median(g, s => s.ProcessCpuPercent),
+                Median(g, s => s.AllocatedBytesPerDatagram),
+                Median(g, s => s.GcCount),
+                Median(g, s => s.LossPercent),
+                kernel,
+                baseline.TryGetValue(g.Key.PayloadBytes, out var b) && b > 0 ? rate.Median / b : null,
+                cpuScope,
+                isAsync ? "process" : "thread");
+        }).ToList();
+    }
+
+    private static double Median(IEnumerable<LoopbackSample> samples, Func<LoopbackSample, double> value) =>
+        Spread.Of(samples.Select(value)).Median;
+}
+
+/// <summary>How a loopback run was set up.</summary>
+/// <param name="Methods">Methods in run order.</param>
+/// <param name="PayloadBytes">Payload sizes.</param>
+/// <param name="DurationSeconds">Measured seconds per point.</param>
+/// <param name="WarmupSeconds">Unmeasured seconds before each point's window.</param>
+/// <param name="Repetitions">Rounds over all methods and sizes.</param>
+/// <param name="Pinned">Whether the sender and receiver threads were pinned.</param>
+/// <param name="SenderCpu">The sender's CPU when pinned.</param>
+/// <param name="ReceiverCpu">The receiver's CPU when pinned.</param>
+/// <param name="SocketBufferBytes">SO_RCVBUF/SO_SNDBUF asked for.</param>
+/// <param name="PinNote">Why pinning was not done, when it was not.</param>
+internal sealed record LoopbackSettings(
+    IReadOnlyList<string> Methods,
+    IReadOnlyList<int> PayloadBytes,
+    double DurationSeconds,
+    double WarmupSeconds,
+    int Repetitions,
+    bool Pinned,
+    int? SenderCpu,
+    int? ReceiverCpu,
+    int SocketBufferBytes,
+    string? PinNote);
+
+/// <summary>The JSON document of <c>salvo loopback --json</c>.</summary>
+/// <param name="Command">"loopback".</param>
+/// <param name="Environment">Where it ran.</param>
+/// <param name="Settings">How it ran.</param>
+/// <param name="Results">Medians per method and size.</param>
+/// <param name="Samples">Every point.</param>
+internal sealed record LoopbackReport(
+    string Command,
+    EnvironmentInfo Environment,
+    LoopbackSettings Settings,
+    IReadOnlyList<LoopbackResult> Results,
+    IReadOnlyList<LoopbackSample> Samples);

@@ -1,0 +1,119 @@
+using System.CommandLine;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Measurement;
+using Salvo.Perf.Reporting;
+
+namespace Salvo.Perf.Rr;
+
+/// <summary><c>salvo rr</c>: request/response rate and latency percentiles.</summary>
+internal static class RrCommand
+{
+    public static Command Create(CliConsole console)
+    {
+        var options = new RrOptionSet();
+        var command = new Command("rr",
+            "Request/response: keeps --parallel requests in flight over --connections sockets (closed loop) or sends " +
+            "--rate requests/s on a schedule (latency then counts from each request's intended send time). Answers " +
+            "come from an in-process responder on 127.0.0.1, or from 'salvo server' at --server HOST:PORT. Reports " +
+            "requests/s and latency p50/p90/p99/p99.9/p99.99/max in microseconds (HdrHistogram).");
+        options.AddTo(command);
+        command.SetAction((parse, cancellationToken) =>
+        {
+            var settings = options.Read(parse);
+            var result = RrRunner.Run(settings, (seconds, completed) =>
+                console.Event(new RrIntervalEvent("interval", seconds, completed), PerfJson.Compact.RrIntervalEvent), cancellationToken);
+            Print(console, new RrReport("rr", EnvironmentInfo.Capture(), settings, result));
+            return Task.FromResult(0);
+        });
+        return command;
+    }
+
+    private static void Print(CliConsole console, RrReport report)
+    {
+        console.Document(report, PerfJson.Indented.RrReport, PerfJson.Compact.RrReport);
+        var s = report.Settings;
+        console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
+            (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
+            $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? "in-process responder on 127.0.0.1"}");
+        console.Line(report.Environment.Describe());
+        ToTable([report.Result]).Write(console);
+    }
+
+    /// <summary>Results as a table (one row each).</summary>
+    public static TextTable ToTable(IEnumerable<RrResult> results)
+    {
+        var table = new TextTable("mode", "in flight", "requests/s", "p50 us", "p90 us", "p99 us", "p99.9 us", "p99.99 us", "max us", "lost", "late");
+        foreach (var r in results)
+        {
+            var l = r.Latency;
+            table.Add(r.Mode, Format.Count(r.Parallel), Format.Count(r.RequestsPerSecond), Format.Fixed(l.P50Microseconds, 1),
+                Format.Fixed(l.P90Microseconds, 1), Format.Fixed(l.P99Microseconds, 1), Format.Fixed(l.P999Microseconds, 1),
+                Format.Fixed(l.P9999Microseconds, 1), Format.Fixed(l.MaxMicroseconds, 1), Format.Count(r.Lost), Format.Count(r.Late));
+        }
+
+        return table;
+    }
+
+    /// <summary>The rr options.</summary>
+    internal sealed class RrOptionSet
+    {
+        public Option<int> Request { get; } = CommonOptions.Int("--request", null, 512, Rr.RrWire.MinRequest, ValueParsers.MaxUdpPayload, "Request size in bytes.");
+
+        public Option<int> Response { get; } = CommonOptions.Int("--response", null, 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload, "Response size in bytes.");
+
+        public Option<int> Parallel { get; } = CommonOptions.Int("--parallel", "-P", 1, 1, 65_535, "Requests in flight (closed loop).");
+
+        public Option<int> Connections { get; } = CommonOptions.Int("--connections", "-c", 1, 1, 256, "Client sockets, each on its own thread (closed loop: at most --parallel).");
+
+        public Option<double> Duration { get; } = CommonOptions.Seconds("--time", "-t", 5, "Measured seconds.");
+
+        public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds first.", min: 0.01);
+
+        public Option<double> Rate { get; } = new("--rate")
+        {
+            Description = "Fixed rate in requests/s over all connections (open loop; latency from the intended send time). Defaults to 0 (closed loop).",
+            DefaultValueFactory = _ => 0,
+            Validators =
+            {
+                r =>
+                {
+                    if (CommonOptions.TryGetValue(r, out double v) && (double.IsNaN(v) || v < 0 || v > 10_000_000))
+                    {
+                        r.AddError($"--rate: {v} is outside 0..10000000 requests/s.");
+                    }
+                },
+            },
+        };
+
+        public Option<string?> Server { get; } = new("--server", "-s")
+        {
+            Description = "HOST:PORT of a 'salvo server' to send requests to. Defaults to an in-process responder on 127.0.0.1.",
+            HelpName = "HOST:PORT",
+        };
+
+        public Option<int> Timeout { get; } = CommonOptions.Int("--timeout-ms", null, 1000, 1, 60_000, "Milliseconds after which an unanswered request counts as lost (and, closed loop, is replaced).");
+
+        public void AddTo(Command command)
+        {
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout })
+            {
+                command.Options.Add(option);
+            }
+        }
+
+        public RrSettings Read(ParseResult parse, int? parallel = null, double? seconds = null)
+        {
+            var p = parallel ?? parse.GetValue(Parallel);
+            var rate = parse.GetValue(Rate);
+            var connections = rate > 0 ? parse.GetValue(Connections) : Math.Min(parse.GetValue(Connections), p);
+            var server = parse.GetValue(Server);
+            if (server is not null)
+            {
+                _ = ValueParsers.ParseHostPort(server, "--server");
+            }
+
+            return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
+                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout));
+        }
+    }
+}

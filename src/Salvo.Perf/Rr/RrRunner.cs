@@ -1,0 +1,203 @@
+using System.Diagnostics;
+using System.Net;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Measurement;
+using Salvo.Perf.Protocol;
+
+namespace Salvo.Perf.Rr;
+
+/// <summary>Runs one rr measurement: the connections' threads, the in-process responder when no server is given.</summary>
+internal static class RrRunner
+{
+    /// <summary>Runs <paramref name="settings"/>; <paramref name="progress"/> gets (seconds, completed) about every 250 ms.</summary>
+    public static RrResult Run(RrSettings settings, Action<double, long>? progress, CancellationToken cancellationToken)
+    {
+        using var responder = settings.Server is null ? new RrResponder(new IPEndPoint(IPAddress.Loopback, 0)) : null;
+        var target = responder?.LocalEndPoint ?? Resolve(settings.Server!);
+        var begin = MonotonicClock.NowNanoseconds();
+        var plan = new RrPlan(settings.RequestBytes, settings.ResponseBytes,
+            begin + (long)(settings.WarmupSeconds * 1e9),
+            begin + (long)((settings.WarmupSeconds + settings.DurationSeconds) * 1e9),
+            settings.TimeoutMilliseconds * 1_000_000L);
+
+        var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan)).ToArray();
+        try
+        {
+            var threads = new List<Thread>();
+            for (var i = 0; i < connections.Length; i++)
+            {
+                var connection = connections[i];
+                if (settings.RatePerSecond > 0)
+                {
+                    var rate = settings.RatePerSecond / connections.Length;
+                    threads.Add(Start($"salvo-rr-pace-{i}", () => connection.RunPacer(rate, begin)));
+                    threads.Add(Start($"salvo-rr-recv-{i}", connection.RunPacedReceiver));
+                }
+                else
+                {
+                    var inFlight = (settings.Parallel / connections.Length) + (i < settings.Parallel % connections.Length ? 1 : 0);
+                    threads.Add(Start($"salvo-rr-{i}", () => connection.RunClosedLoop(inFlight)));
+                }
+            }
+
+            var stopwatch = Stopwatch.StartNew();
+            var limit = TimeSpan.FromSeconds(settings.WarmupSeconds + settings.DurationSeconds + 10 + (settings.TimeoutMilliseconds / 1000.0));
+            foreach (var thread in threads)
+            {
+                while (!thread.Join(250))
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    progress?.Invoke(stopwatch.Elapsed.TotalSeconds, connections.Sum(c => c.Completed));
+                    if (stopwatch.Elapsed > limit)
+                    {
+                        throw new TimeoutException("An rr connection did not stop.");
+                    }
+                }
+            }
+
+            return Summarize(settings, connections);
+        }
+        finally
+        {
+            foreach (var connection in connections)
+            {
+                connection.Dispose();
+            }
+        }
+    }
+
+    private static RrResult Summarize(RrSettings settings, RrConnection[] connections)
+    {
+        if (settings.RatePerSecond > 0)
+        {
+            foreach (var connection in connections)
+            {
+                connection.SettleFixedRate();
+            }
+        }
+
+        var latency = new LatencyHistogram();
+        foreach (var connection in connections)
+        {
+            latency.Add(connection.Latency);
+        }
+
+        var completed = connections.Sum(c => c.CompletedInWindow);
+        var refused = connections.Sum(c => c.Refused);
+        if (connections.Sum(c => c.Completed) == 0)
+        {
+            var where = settings.Server ?? "the in-process responder";
+            throw new CliException(
+                refused > 0
+                    ? $"--server: {where} refused the requests (ICMP port unreachable); is 'salvo server' running there?"
+                    : $"--server: no response from {where} within {settings.DurationSeconds + settings.WarmupSeconds} s.",
+                CliException.FailureExitCode);
+        }
+
+        return new RrResult(
+            settings.RatePerSecond > 0 ? "fixed-rate" : "closed-loop",
+            settings.Parallel,
+            settings.Connections,
+            settings.RequestBytes,
+            settings.ResponseBytes,
+            completed / settings.DurationSeconds,
+            completed,
+            connections.Sum(c => c.Sent),
+            connections.Sum(c => c.Lost),
+            connections.Sum(c => c.Late),
+            connections.Sum(c => c.Malformed),
+            refused,
+            latency.Summarize());
+    }
+
+    private static IPEndPoint Resolve(string server)
+    {
+        var (host, port) = ValueParsers.ParseHostPort(server, "--server");
+        if (IPAddress.TryParse(host, out var address))
+        {
+            return new IPEndPoint(address, port);
+        }
+
+        try
+        {
+            var addresses = Dns.GetHostAddresses(host);
+            return addresses.Length > 0
+                ? new IPEndPoint(addresses[0], port)
+                : throw new CliException($"--server: '{host}' has no address.", CliException.FailureExitCode);
+        }
+        catch (System.Net.Sockets.SocketException e)
+        {
+            throw new CliException($"--server: cannot resolve '{host}': {e.Message}", CliException.FailureExitCode);
+        }
+    }
+
+    private static Thread Start(string name, Action body)
+    {
+        var thread = new Thread(() => body()) { Name = name, IsBackground = true };
+        thread.Start();
+        return thread;
+    }
+}
+
+/// <summary>How an rr run is set up.</summary>
+/// <param name="RequestBytes">Bytes per request.</param>
+/// <param name="ResponseBytes">Bytes per response.</param>
+/// <param name="Parallel">Requests in flight (closed loop).</param>
+/// <param name="Connections">Client sockets.</param>
+/// <param name="DurationSeconds">Measured seconds.</param>
+/// <param name="WarmupSeconds">Unmeasured seconds first.</param>
+/// <param name="RatePerSecond">Fixed request rate, or 0 for closed loop.</param>
+/// <param name="Server">HOST:PORT of a remote responder, or null for the in-process one.</param>
+/// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
+internal sealed record RrSettings(
+    int RequestBytes,
+    int ResponseBytes,
+    int Parallel,
+    int Connections,
+    double DurationSeconds,
+    double WarmupSeconds,
+    double RatePerSecond,
+    string? Server,
+    int TimeoutMilliseconds);
+
+/// <summary>The outcome of one rr run.</summary>
+/// <param name="Mode">"closed-loop" or "fixed-rate".</param>
+/// <param name="Parallel">Requests in flight (closed loop).</param>
+/// <param name="Connections">Client sockets.</param>
+/// <param name="RequestBytes">Bytes per request.</param>
+/// <param name="ResponseBytes">Bytes per response.</param>
+/// <param name="RequestsPerSecond">Responses per second in the measured window.</param>
+/// <param name="Completed">Responses in the window.</param>
+/// <param name="Sent">Requests sent in all (warm-up included).</param>
+/// <param name="Lost">Requests never answered within the timeout.</param>
+/// <param name="Late">Responses after their request was given up on, or duplicated.</param>
+/// <param name="Malformed">Datagrams that were not valid responses.</param>
+/// <param name="Refused">ICMP errors (nothing listening).</param>
+/// <param name="Latency">Latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
+internal sealed record RrResult(
+    string Mode,
+    int Parallel,
+    int Connections,
+    int RequestBytes,
+    int ResponseBytes,
+    double RequestsPerSecond,
+    long Completed,
+    long Sent,
+    long Lost,
+    long Late,
+    long Malformed,
+    long Refused,
+    LatencySummary Latency);
+
+/// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
+/// <param name="Command">"rr".</param>
+/// <param name="Environment">Where it ran.</param>
+/// <param name="Settings">How it ran.</param>
+/// <param name="Result">What it measured.</param>
+internal sealed record RrReport(string Command, EnvironmentInfo Environment, RrSettings Settings, RrResult Result);
+
+/// <summary>A --json-stream progress event.</summary>
+/// <param name="Event">"interval".</param>
+/// <param name="Seconds">Seconds since the start.</param>
+/// <param name="Completed">Responses so far.</param>
+internal sealed record RrIntervalEvent(string Event, double Seconds, long Completed);

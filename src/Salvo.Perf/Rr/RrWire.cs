@@ -1,0 +1,58 @@
+using System.Buffers.Binary;
+using Salvo.Perf.Protocol;
+
+namespace Salvo.Perf.Rr;
+
+/// <summary>
+/// Requests and responses of the rr test. A request is a <see cref="PayloadHeader"/> of kind Request,
+/// then the response length it asks for (uint32, big-endian, at offset 24), then filler. The response
+/// echoes the request's header with kind Response, padded to the asked length.
+/// </summary>
+internal static class RrWire
+{
+    /// <summary>The smallest request: header plus the response length.</summary>
+    public const int MinRequest = PayloadHeader.Size + 4;
+
+    /// <summary>The smallest response: the header.</summary>
+    public const int MinResponse = PayloadHeader.Size;
+
+    /// <summary>Writes a request header into <paramref name="request"/> (at least <see cref="MinRequest"/> bytes).</summary>
+    public static void WriteRequest(Span<byte> request, ushort slot, ulong sequence, long timeNanoseconds, int responseLength)
+    {
+        new PayloadHeader(PayloadKind.Request, slot, sequence, timeNanoseconds).Write(request);
+        BinaryPrimitives.WriteInt32BigEndian(request[PayloadHeader.Size..], responseLength);
+    }
+
+    /// <summary>
+    /// Reads a request; returns the response length it asks for (clamped to 24..65,507), or -1 when the
+    /// datagram is not a valid request.
+    /// </summary>
+    public static int TryReadRequest(ReadOnlySpan<byte> datagram, out PayloadHeader header)
+    {
+        if (PayloadHeader.TryRead(datagram, out header) != HeaderError.None || header.Kind != PayloadKind.Request || datagram.Length < MinRequest)
+        {
+            return -1;
+        }
+
+        return Math.Clamp(BinaryPrimitives.ReadInt32BigEndian(datagram[PayloadHeader.Size..]), MinResponse, Cli.ValueParsers.MaxUdpPayload);
+    }
+
+    /// <summary>Appends the response to <paramref name="request"/> to <paramref name="replies"/>; false when the batch is full.</summary>
+    public static bool TryAnswer(ReadOnlySpan<byte> request, DatagramAddress source, SendBatch replies, out bool malformed)
+    {
+        var length = TryReadRequest(request, out var header);
+        malformed = length < 0;
+        if (malformed)
+        {
+            return true;
+        }
+
+        if (!replies.TryAdd(length, source, out var response))
+        {
+            return false;
+        }
+
+        (header with { Kind = PayloadKind.Response }).Write(response);
+        return true;
+    }
+}

@@ -1,0 +1,140 @@
+using System.CommandLine;
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Measurement;
+using Salvo.Perf.Reporting;
+
+namespace Salvo.Perf.Traffic;
+
+/// <summary><c>salvo client HOST</c>: runs one iperf3-style UDP test against <c>salvo server</c>.</summary>
+internal static class ClientCommand
+{
+    private static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(5);
+    private static readonly TimeSpan Drain = TimeSpan.FromMilliseconds(250);
+
+    public static Command Create(CliConsole console)
+    {
+        var host = new Argument<string>("host") { Description = "The server's address or name." };
+        var port = CommonOptions.Port(1);
+        var length = CommonOptions.Int("--length", "-l", 1380, Protocol.PayloadHeader.Size, ValueParsers.MaxUdpPayload, "Datagram payload in bytes.");
+        var bitrate = CommonOptions.Bitrate("100M");
+        var time = CommonOptions.Seconds("--time", "-t", 10, "Seconds of sending.");
+        var parallel = CommonOptions.Int("--parallel", "-P", 1, 1, ControlMessage.MaxParallel, "Parallel flows, one socket and thread each.");
+        var reverse = new Option<bool>("--reverse", "-R") { Description = "The server sends and the client receives. Defaults to off." };
+        var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", min: 0);
+        var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "Receive workers on the client in reverse mode.");
+        var bind = new Option<string?>("--bind", "-B") { Description = "Local address to send from and receive on. Defaults to any address of the server's family.", HelpName = "ADDRESS" };
+        var command = new Command("client", "Runs a UDP test against 'salvo server' at HOST: the client sends (or with -R receives) for -t seconds, then both sides' counts are compared.")
+        {
+            host, port, length, bitrate, time, parallel, reverse, interval, workers, bind,
+        };
+        command.SetAction((parse, cancellationToken) =>
+        {
+            var settings = new ClientSettings($"{parse.GetValue(host)}:{parse.GetValue(port)}", parse.GetValue(length), parse.GetValue(bitrate),
+                parse.GetValue(time), parse.GetValue(parallel), parse.GetValue(reverse));
+            var local = parse.GetValue(bind) is { } b ? CommonOptions.ParseAddress(b, "-B/--bind") : null;
+            return RunAsync(console, parse.GetValue(host)!, parse.GetValue(port), settings, local, parse.GetValue(interval), parse.GetValue(workers), cancellationToken);
+        });
+        return command;
+    }
+
+    public static async Task<int> RunAsync(CliConsole console, string host, int port, ClientSettings settings, IPAddress? bind, double interval, int workers, CancellationToken cancellationToken)
+    {
+        using var channel = await ConnectAsync(host, port, cancellationToken).ConfigureAwait(false);
+        var server = channel.Remote.Address.IsIPv4MappedToIPv6 ? channel.Remote.Address.MapToIPv4() : channel.Remote.Address;
+        bind ??= server.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any;
+        using var engine = settings.Reverse ? new ReceiveEngine(new IPEndPoint(bind, 0), workers, answerRequests: false) : null;
+        await channel.SendAsync(new ControlMessage("hello", ControlMessage.CurrentVersion, settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds,
+            settings.Parallel, settings.Reverse, engine is null ? null : Enumerable.Repeat(engine.LocalEndPoint.Port, settings.Parallel).ToArray()), cancellationToken).ConfigureAwait(false);
+        var ready = await Receive(channel, TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false);
+        if (ready.Type == "error")
+        {
+            throw new CliException($"the server refused the test: {ready.Reason}", CliException.FailureExitCode);
+        }
+
+        if (ready.Type != "ready" || ready.UdpPort is not (>= 1 and <= 65_535))
+        {
+            throw new CliException($"the server answered '{ready.Type}' instead of ready with a UDP port.", CliException.FailureExitCode);
+        }
+
+        console.Line($"Connected to {server}:{port}: {settings.Parallel} flow(s) of {settings.LengthBytes} B for {settings.DurationSeconds} s at {(settings.BitsPerSecond == 0 ? "unlimited" : ValueParsers.FormatBits(settings.BitsPerSecond))}{(settings.Reverse ? ", reverse" : string.Empty)}");
+        var cpuStart = CpuClock.Process();
+        var clock = Stopwatch.StartNew();
+        SideReport? sent;
+        SideReport? received;
+        if (engine is null)
+        {
+            var target = new IPEndPoint(server, ready.UdpPort.Value);
+            using var sender = new TrafficSender(bind, Enumerable.Repeat(target, settings.Parallel).ToArray(), settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds);
+            sender.Start();
+            var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(settings.DurationSeconds + 10)), cancellationToken);
+            await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), finished).ConfigureAwait(false);
+            sent = TrafficReports.Sender(sender, clock.Elapsed.TotalSeconds, CpuClock.Process() - cpuStart);
+            await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow), cancellationToken).ConfigureAwait(false);
+            var result = await Receive(channel, TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
+            received = result.Side ?? throw new CliException($"the server answered '{result.Type}' without its counts.", CliException.FailureExitCode);
+        }
+        else
+        {
+            engine.BeginTest();
+            var done = Receive(channel, TimeSpan.FromSeconds(settings.DurationSeconds + 30), cancellationToken);
+            await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
+            {
+                var t = engine.Snapshot();
+                return (t.Datagrams, t.Bytes, t.Lost, t.JitterMicroseconds);
+            }, done).ConfigureAwait(false);
+            var message = await done.ConfigureAwait(false);
+            if (message.Type != "done" || message.Sent is null)
+            {
+                throw new CliException($"the server answered '{message.Type}' instead of done.", CliException.FailureExitCode);
+            }
+
+            await Task.Delay(Drain, cancellationToken).ConfigureAwait(false);
+            received = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, settings.DurationSeconds), CpuClock.Process() - cpuStart);
+            sent = message.Side;
+            await channel.SendAsync(new ControlMessage("result", Side: received), cancellationToken).ConfigureAwait(false);
+        }
+
+        var report = new ClientReport("client", EnvironmentInfo.Capture(), settings, sent, received);
+        console.Document(report, PerfJson.Indented.ClientReport, PerfJson.Compact.ClientReport);
+        TrafficReports.PrintSummary(console, sent, received);
+        return 0;
+    }
+
+    private static async Task<ControlChannel> ConnectAsync(string host, int port, CancellationToken cancellationToken)
+    {
+        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(ConnectTimeout);
+        try
+        {
+            await socket.ConnectAsync(host, port, timeout.Token).ConfigureAwait(false);
+            return new ControlChannel(socket);
+        }
+        catch (Exception e) when (e is SocketException or OperationCanceledException && !cancellationToken.IsCancellationRequested)
+        {
+            socket.Dispose();
+            var why = e is SocketException s ? s.SocketErrorCode switch
+            {
+                SocketError.ConnectionRefused => "connection refused (is 'salvo server' running there?)",
+                SocketError.HostNotFound or SocketError.NoData => "unknown host",
+                _ => s.Message,
+            } : $"no answer within {ConnectTimeout.TotalSeconds:F0} s";
+            throw new CliException($"cannot reach salvo server at {host}:{port}: {why}", CliException.FailureExitCode);
+        }
+    }
+
+    private static async Task<ControlMessage> Receive(ControlChannel channel, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await channel.ReceiveAsync(timeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException)
+        {
+            throw new CliException($"control connection to the server failed: {e.Message}", CliException.FailureExitCode);
+        }
+    }
+}

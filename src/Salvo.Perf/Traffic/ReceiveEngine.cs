@@ -1,0 +1,214 @@
+using System.Net;
+using System.Net.Sockets;
+using Salvo.Perf.Protocol;
+using Salvo.Perf.Rr;
+
+namespace Salvo.Perf.Traffic;
+
+/// <summary>
+/// The receiving side of server/client tests: N workers, each a Salvo <see cref="DatagramSocket"/> on its
+/// own thread, sharing one port with SO_REUSEPORT when N &gt; 1 (the kernel keeps each flow on one worker).
+/// Data datagrams are accounted per flow; rr requests are answered. This is the seam where a
+/// DatagramServer can take over the workers.
+/// </summary>
+internal sealed class ReceiveEngine : IDisposable
+{
+    private readonly DatagramSocket[] _sockets;
+    private readonly Thread[] _threads;
+    private readonly WorkerCounters?[] _counters;
+    private readonly CancellationTokenSource _stop = new();
+
+    /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
+    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests)
+    {
+        _sockets = new DatagramSocket[workers];
+        _counters = new WorkerCounters?[workers];
+        try
+        {
+            for (var i = 0; i < workers; i++)
+            {
+                var endPoint = i == 0 ? bind : new IPEndPoint(bind.Address, _sockets[0].LocalEndPoint.Port);
+                _sockets[i] = new DatagramSocket(new DatagramSocketOptions
+                {
+                    LocalEndPoint = endPoint,
+                    ReusePort = workers > 1,
+                    ReceiveBufferSize = 4 << 20,
+                    SendBufferSize = 4 << 20,
+                });
+            }
+        }
+        catch
+        {
+            foreach (var socket in _sockets)
+            {
+                socket?.Dispose();
+            }
+
+            throw;
+        }
+
+        _threads = Enumerable.Range(0, workers).Select(i =>
+        {
+            var thread = new Thread(() => Run(i, answerRequests)) { Name = $"salvo-recv-{i}", IsBackground = true };
+            thread.Start();
+            return thread;
+        }).ToArray();
+    }
+
+    /// <summary>The bound address (the actual port when 0 was asked for).</summary>
+    public IPEndPoint LocalEndPoint => _sockets[0].LocalEndPoint;
+
+    /// <summary>Starts counting a new test from zero.</summary>
+    public void BeginTest()
+    {
+        for (var i = 0; i < _counters.Length; i++)
+        {
+            Volatile.Write(ref _counters[i], new WorkerCounters());
+        }
+    }
+
+    /// <summary>Stops counting: datagrams that arrive now are not part of any test.</summary>
+    public void EndTest()
+    {
+        for (var i = 0; i < _counters.Length; i++)
+        {
+            Volatile.Write(ref _counters[i], null);
+        }
+    }
+
+    /// <summary>The current test's counters, merged over workers (racy while datagrams still arrive).</summary>
+    public ReceiveTotals Snapshot(IReadOnlyList<long>? sentPerFlow = null)
+    {
+        long datagrams = 0, bytes = 0, malformed = 0, lost = 0, outOfOrder = 0, duplicates = 0, sent = 0;
+        var jitters = new List<double>();
+        var flows = Math.Max(sentPerFlow?.Count ?? 0, ControlMessage.MaxParallel);
+        for (var flow = 0; flow < flows; flow++)
+        {
+            var trackers = _counters.Select(c => c?.Flows[flow]).OfType<SequenceTracker>().ToList();
+            var flowSent = sentPerFlow is not null && flow < sentPerFlow.Count ? sentPerFlow[flow] : 0;
+            sent += flowSent;
+            if (trackers.Count == 0)
+            {
+                lost += flowSent;
+                continue;
+            }
+
+            var unique = trackers.Sum(t => t.Unique);
+            var highest = trackers.Max(t => t.Highest);
+            datagrams += trackers.Sum(t => t.Received);
+            outOfOrder += trackers.Sum(t => t.OutOfOrder);
+            duplicates += trackers.Sum(t => t.Duplicates);
+            lost += Math.Max(0, Math.Max(flowSent, highest + 1) - unique);
+            jitters.Add(trackers.MaxBy(t => t.Received)!.JitterNanoseconds);
+        }
+
+        foreach (var counters in _counters)
+        {
+            bytes += counters?.Bytes ?? 0;
+            malformed += counters?.Malformed ?? 0;
+        }
+
+        return new ReceiveTotals(datagrams, bytes, lost, Math.Max(sent, datagrams - duplicates + lost), outOfOrder, duplicates, malformed,
+            jitters.Count == 0 ? 0 : jitters.Average() / 1000.0);
+    }
+
+    public void Dispose()
+    {
+        _stop.Cancel();
+        foreach (var socket in _sockets)
+        {
+            socket.Dispose();
+        }
+
+        foreach (var thread in _threads)
+        {
+            thread.Join(TimeSpan.FromSeconds(2));
+        }
+
+        _stop.Dispose();
+    }
+
+    private void Run(int worker, bool answerRequests)
+    {
+        var socket = _sockets[worker];
+        var batch = new ReceiveBatch(64);
+        var replies = new SendBatch(64);
+        try
+        {
+            while (!_stop.IsCancellationRequested)
+            {
+                if (socket.Receive(batch, TimeSpan.FromMilliseconds(100)) == 0)
+                {
+                    continue;
+                }
+
+                var counters = Volatile.Read(ref _counters[worker]);
+                replies.Clear();
+                foreach (var datagram in batch)
+                {
+                    var error = PayloadHeader.TryRead(datagram.Payload, out var header);
+                    if (error == HeaderError.None && header.Kind == PayloadKind.Request && answerRequests)
+                    {
+                        if (!RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _))
+                        {
+                            socket.Send(replies);
+                            replies.Clear();
+                            RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _);
+                        }
+                    }
+                    else if (counters is not null)
+                    {
+                        counters.Record(error, header, datagram.Length, datagram.IsTruncated);
+                    }
+                }
+
+                if (replies.Count > 0)
+                {
+                    socket.Send(replies);
+                }
+            }
+        }
+        catch (ObjectDisposedException)
+        {
+            // Disposed: the engine is shutting down.
+        }
+    }
+
+    /// <summary>One worker's counters for one test; written by that worker only.</summary>
+    private sealed class WorkerCounters
+    {
+        public SequenceTracker?[] Flows { get; } = new SequenceTracker?[ControlMessage.MaxParallel];
+
+        public long Bytes { get; private set; }
+
+        public long Malformed { get; private set; }
+
+        public void Record(HeaderError error, PayloadHeader header, int length, bool truncated)
+        {
+            if (error != HeaderError.None || header.Kind != PayloadKind.Data || header.FlowId >= Flows.Length || truncated)
+            {
+                Malformed++;
+                return;
+            }
+
+            var tracker = Flows[header.FlowId] ??= new SequenceTracker();
+            tracker.Record(header.Sequence, header.SendTimeNanoseconds, MonotonicClock.NowNanoseconds());
+            Bytes += length;
+        }
+    }
+}
+
+/// <summary>What a receiving side counted in one test.</summary>
+/// <param name="Datagrams">Valid datagrams received (duplicates included).</param>
+/// <param name="Bytes">Their payload bytes.</param>
+/// <param name="Lost">Datagrams sent (or skipped in sequence) and not received.</param>
+/// <param name="Expected">Datagrams the sender sent (or the sequence implies).</param>
+/// <param name="OutOfOrder">Arrived after a later one.</param>
+/// <param name="Duplicates">Received twice.</param>
+/// <param name="Malformed">Failed the header check (or truncated).</param>
+/// <param name="JitterMicroseconds">RFC 3550 jitter, mean over flows.</param>
+internal readonly record struct ReceiveTotals(long Datagrams, long Bytes, long Lost, long Expected, long OutOfOrder, long Duplicates, long Malformed, double JitterMicroseconds)
+{
+    /// <summary>Lost over expected, percent.</summary>
+    public double LossPercent => Expected == 0 ? 0 : 100.0 * Lost / Expected;
+}

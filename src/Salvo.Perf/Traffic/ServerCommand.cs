@@ -1,0 +1,159 @@
+using System.CommandLine;
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Measurement;
+using Salvo.Perf.Reporting;
+
+namespace Salvo.Perf.Traffic;
+
+/// <summary><c>salvo server</c>: iperf3-style test server (TCP control and UDP data on one port number); also answers rr requests.</summary>
+internal static class ServerCommand
+{
+    private static readonly TimeSpan HelloTimeout = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan Drain = TimeSpan.FromMilliseconds(250);
+
+    public static Command Create(CliConsole console)
+    {
+        var port = CommonOptions.Port(0);
+        var bind = CommonOptions.Bind("Address to listen on.");
+        var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
+        var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", min: 0);
+        var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one client, then exit. Defaults to serving until Ctrl+C." };
+        var command = new Command("server",
+            "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number) and answers " +
+            "'salvo rr --server' requests on that UDP port. One test at a time.")
+        {
+            port, bind, workers, interval, oneOff,
+        };
+        command.SetAction((parse, cancellationToken) => RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
+            parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), cancellationToken));
+        return command;
+    }
+
+    public static async Task<int> RunAsync(CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, CancellationToken cancellationToken)
+    {
+        using var engine = Bind(() => new ReceiveEngine(new IPEndPoint(address, port), workers, answerRequests: true), address, port);
+        using var listener = Bind(() =>
+        {
+            var socket = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+            try
+            {
+                socket.Bind(new IPEndPoint(address, engine.LocalEndPoint.Port));
+                socket.Listen(4);
+                return socket;
+            }
+            catch
+            {
+                socket.Dispose();
+                throw;
+            }
+        }, address, port);
+        console.Line($"salvo server listening on {engine.LocalEndPoint} (TCP control, UDP data, {workers} receive worker(s))");
+        if (console.Format != OutputFormat.Text)
+        {
+            console.Note($"salvo server: listening on {engine.LocalEndPoint}");
+        }
+        do
+        {
+            Socket client;
+            try
+            {
+                client = await listener.AcceptAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                return 0;
+            }
+
+            using var channel = new ControlChannel(client);
+            try
+            {
+                await ServeAsync(console, channel, engine, address, interval, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException)
+            {
+                console.Note($"salvo server: rejected {channel.Remote}: {e.Message}");
+                engine.EndTest();
+            }
+        }
+        while (!oneOff && !cancellationToken.IsCancellationRequested);
+
+        return 0;
+    }
+
+    private static async Task ServeAsync(CliConsole console, ControlChannel channel, ReceiveEngine engine, IPAddress address, double interval, CancellationToken cancellationToken)
+    {
+        var hello = await channel.ReceiveAsync(HelloTimeout, cancellationToken).ConfigureAwait(false);
+        if (hello.ValidateHello() is { } reason)
+        {
+            await channel.SendAsync(new ControlMessage("error", Reason: reason), cancellationToken).ConfigureAwait(false);
+            throw new InvalidDataException(reason);
+        }
+
+        var duration = hello.DurationSeconds!.Value;
+        var reverse = hello.Reverse == true;
+        console.Line($"Accepted {channel.Remote}: {hello.Parallel} flow(s) of {hello.LengthBytes} B for {duration} s at {(hello.BitsPerSecond == 0 ? "unlimited" : ValueParsers.FormatBits(hello.BitsPerSecond!.Value))}{(reverse ? ", reverse (server sends)" : string.Empty)}");
+        var cpuStart = CpuClock.Process();
+        var clock = Stopwatch.StartNew();
+        SideReport local;
+        SideReport? peer;
+        if (!reverse)
+        {
+            engine.BeginTest();
+            await channel.SendAsync(new ControlMessage("ready", UdpPort: engine.LocalEndPoint.Port), cancellationToken).ConfigureAwait(false);
+            var done = channel.ReceiveAsync(TimeSpan.FromSeconds(duration + 30), cancellationToken);
+            await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
+            {
+                var t = engine.Snapshot();
+                return (t.Datagrams, t.Bytes, t.Lost, t.JitterMicroseconds);
+            }, done).ConfigureAwait(false);
+            var message = await done.ConfigureAwait(false);
+            if (message.Type != "done" || message.Sent is null || message.Sent.Length > ControlMessage.MaxParallel)
+            {
+                throw new InvalidDataException($"expected a done message with sent counts, got '{message.Type}'");
+            }
+
+            await Task.Delay(Drain, cancellationToken).ConfigureAwait(false);
+            local = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, duration), CpuClock.Process() - cpuStart);
+            engine.EndTest();
+            await channel.SendAsync(new ControlMessage("result", Side: local), cancellationToken).ConfigureAwait(false);
+            peer = null;
+        }
+        else
+        {
+            var targets = hello.ClientPorts!.Select(p => new IPEndPoint(channel.Remote.Address, p)).ToArray();
+            using var sender = new TrafficSender(address, targets, hello.LengthBytes!.Value, hello.BitsPerSecond!.Value, duration);
+            await channel.SendAsync(new ControlMessage("ready", UdpPort: engine.LocalEndPoint.Port), cancellationToken).ConfigureAwait(false);
+            sender.Start();
+            var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(duration + 10)), cancellationToken);
+            await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), finished).ConfigureAwait(false);
+            local = TrafficReports.Sender(sender, clock.Elapsed.TotalSeconds, CpuClock.Process() - cpuStart);
+            await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow, Side: local), cancellationToken).ConfigureAwait(false);
+            var result = await channel.ReceiveAsync(TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false);
+            peer = result.Side;
+        }
+
+        var report = new ServerTestReport("server", EnvironmentInfo.Capture(), channel.Remote.ToString(), reverse, local, peer);
+        console.Document(report, PerfJson.Indented.ServerTestReport, PerfJson.Compact.ServerTestReport);
+        TrafficReports.PrintSummary(console, local, peer);
+    }
+
+    /// <summary>Opens something bound to the port, turning "in use" into one clear line naming -p.</summary>
+    private static T Bind<T>(Func<T> open, IPAddress address, int port)
+    {
+        try
+        {
+            return open();
+        }
+        catch (SocketException e) when (e.SocketErrorCode == SocketError.AddressAlreadyInUse)
+        {
+            throw new CliException($"-p/--port: port {port} is already in use on {address} (TCP or UDP).", CliException.FailureExitCode);
+        }
+        catch (SocketException e) when (e.SocketErrorCode == SocketError.AddressNotAvailable)
+        {
+            throw new CliException($"-B/--bind: {address} is not an address of this host.", CliException.FailureExitCode);
+        }
+    }
+}

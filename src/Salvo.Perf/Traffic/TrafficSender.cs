@@ -1,0 +1,139 @@
+using System.Net;
+using System.Net.Sockets;
+using Salvo.Perf.Protocol;
+
+namespace Salvo.Perf.Traffic;
+
+/// <summary>
+/// The sending side of server/client tests: one thread and one Salvo <see cref="DatagramSocket"/> per flow,
+/// each datagram carrying a <see cref="PayloadHeader"/> (flow, sequence, send time), paced to the flow's
+/// share of the target rate by sending what is due in batches of up to 64.
+/// </summary>
+internal sealed class TrafficSender : IDisposable
+{
+    private const int BatchSize = 64;
+
+    private readonly DatagramSocket[] _sockets;
+    private readonly Thread[] _threads;
+    private readonly long[] _sent;
+    private readonly long[] _bytes;
+    private readonly CancellationTokenSource _stop = new();
+
+    /// <param name="bind">Local address to send from (port 0 per flow).</param>
+    /// <param name="targets">Where each flow sends.</param>
+    /// <param name="length">Bytes per datagram (at least the header).</param>
+    /// <param name="bitsPerSecond">Rate over all flows; 0 sends as fast as possible.</param>
+    /// <param name="seconds">How long to send.</param>
+    public TrafficSender(IPAddress bind, IReadOnlyList<IPEndPoint> targets, int length, long bitsPerSecond, double seconds)
+    {
+        _sockets = targets.Select(t => new DatagramSocket(new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(t.AddressFamily == bind.AddressFamily ? bind : (t.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any), 0),
+            SendBufferSize = 4 << 20,
+        })).ToArray();
+        _sent = new long[targets.Count];
+        _bytes = new long[targets.Count];
+        var perFlow = bitsPerSecond > 0 ? bitsPerSecond / 8.0 / length / targets.Count : 0;
+        _threads = Enumerable.Range(0, targets.Count).Select(flow => new Thread(() => Run(flow, targets[flow], length, perFlow, seconds))
+        {
+            Name = $"salvo-send-{flow}",
+            IsBackground = true,
+        }).ToArray();
+    }
+
+    /// <summary>Datagrams the kernel accepted, per flow.</summary>
+    public long[] SentPerFlow => _sent.ToArray();
+
+    /// <summary>Datagrams accepted in all.</summary>
+    public long Datagrams => _sent.Sum();
+
+    /// <summary>Payload bytes accepted in all.</summary>
+    public long Bytes => _bytes.Sum();
+
+    /// <summary>Datagrams the kernel refused (counted by the sockets).</summary>
+    public long Refused => _sockets.Sum(s => s.GetStatistics().SendErrors);
+
+    /// <summary>Starts every flow.</summary>
+    public void Start()
+    {
+        foreach (var thread in _threads)
+        {
+            thread.Start();
+        }
+    }
+
+    /// <summary>Waits up to <paramref name="timeout"/> for every flow to finish.</summary>
+    public bool Join(TimeSpan timeout) => _threads.All(t => t.Join(timeout));
+
+    public void Dispose()
+    {
+        _stop.Cancel();
+        foreach (var thread in _threads.Where(t => t.ThreadState != ThreadState.Unstarted))
+        {
+            thread.Join(TimeSpan.FromSeconds(2));
+        }
+
+        foreach (var socket in _sockets)
+        {
+            socket.Dispose();
+        }
+
+        _stop.Dispose();
+    }
+
+    private void Run(int flow, IPEndPoint target, int length, double perSecond, double seconds)
+    {
+        var socket = _sockets[flow];
+        var batch = new SendBatch(BatchSize, length);
+        var destination = DatagramAddress.FromIPEndPoint(target);
+        var start = MonotonicClock.NowNanoseconds();
+        var end = start + (long)(seconds * 1e9);
+        ulong sequence = 0;
+        try
+        {
+            while (!_stop.IsCancellationRequested)
+            {
+                var now = MonotonicClock.NowNanoseconds();
+                if (now >= end)
+                {
+                    return;
+                }
+
+                var due = perSecond > 0 ? (long)((now - start) / 1e9 * perSecond) + 1 - (long)sequence : BatchSize;
+                if (due <= 0)
+                {
+                    var next = start + (long)(sequence / perSecond * 1e9);
+                    Pause(Math.Min(next, end) - now);
+                    continue;
+                }
+
+                batch.Clear();
+                for (var i = 0; i < Math.Min(due, BatchSize) && batch.TryAdd(length, destination, out var payload); i++)
+                {
+                    new PayloadHeader(PayloadKind.Data, (ushort)flow, sequence++, MonotonicClock.NowNanoseconds()).Write(payload);
+                }
+
+                var accepted = socket.Send(batch);
+                Volatile.Write(ref _sent[flow], _sent[flow] + accepted);
+                Volatile.Write(ref _bytes[flow], _bytes[flow] + ((long)accepted * length));
+            }
+        }
+        catch (ObjectDisposedException)
+        {
+            // Disposed: the test was cut short.
+        }
+    }
+
+    /// <summary>Sleeps when the next datagram is more than 2 ms away (Sleep has ~1 ms granularity), else yields.</summary>
+    private static void Pause(long nanoseconds)
+    {
+        if (nanoseconds > 2_000_000)
+        {
+            Thread.Sleep(1);
+        }
+        else
+        {
+            Thread.Yield();
+        }
+    }
+}

@@ -1,0 +1,40 @@
+using System.Text.Json;
+using Salvo.Perf.Doctor;
+
+namespace Salvo.Perf.Tests;
+
+public sealed class DoctorTests
+{
+    [Fact]
+    public void Diagnose_ProducesFindingsWithoutThrowing()
+    {
+        var report = DoctorCommand.Diagnose();
+
+        Assert.NotEmpty(report.Findings);
+        Assert.All(report.Findings, f => Assert.False(string.IsNullOrWhiteSpace(f.Value)));
+        Assert.All(report.Findings.Where(f => f.Status == FindingStatus.Warn), f => Assert.False(string.IsNullOrWhiteSpace(f.Recommendation)));
+    }
+
+    [LinuxOnlyFact]
+    public void Diagnose_OnLinux_ReadsKernelBuffersAndProbes()
+    {
+        var checks = DoctorCommand.Diagnose().Findings.Select(f => f.Check).ToList();
+
+        Assert.Contains("kernel", checks);
+        Assert.Contains("net.core.rmem_max", checks);
+        Assert.Contains("udp gso (UDP_SEGMENT)", checks);
+        Assert.Contains("SO_REUSEPORT", checks);
+        Assert.Contains(checks, c => c.StartsWith("mtu ", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Json_PrintsFindingsWithStatusAsText()
+    {
+        var (exit, output, _) = await Cli.RunAsync("doctor", "--json");
+
+        Assert.Equal(0, exit);
+        using var document = JsonDocument.Parse(output);
+        var first = document.RootElement.GetProperty("findings")[0];
+        Assert.Contains(first.GetProperty("status").GetString(), new[] { "ok", "warn", "info" });
+    }
+}

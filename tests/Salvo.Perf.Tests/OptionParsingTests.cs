@@ -1,0 +1,89 @@
+using System.Net;
+using System.Net.Sockets;
+
+namespace Salvo.Perf.Tests;
+
+public sealed class OptionParsingTests
+{
+    [Theory]
+    [InlineData("--bogus", "loopback", "--bogus")]
+    [InlineData("flood", "flood")]
+    [InlineData("-l/--length: 70000 bytes is over the UDP payload limit of 65,507 bytes", "loopback", "-l", "70000")]
+    [InlineData("'abc'", "loopback", "-l", "64,abc")]
+    [InlineData("--length", "client", "127.0.0.1", "-l", "70000")]
+    [InlineData("-b/--bitrate", "client", "127.0.0.1", "-b", "fast")]
+    [InlineData("--port", "server", "-p", "70000")]
+    [InlineData("--port", "client", "127.0.0.1", "-p", "http")]
+    [InlineData("carrier-pigeon", "loopback", "--methods", "socket,carrier-pigeon", "-t", "0.1")]
+    [InlineData("--response", "rr", "--response", "65508")]
+    [InlineData("--parallel-levels", "sweep", "--parallel-levels", "1,0")]
+    [InlineData("--kind", "sweep", "--kind", "everything")]
+    public async Task BadInput_IsRejected_WithOneLineNamingTheProblem(string expected, params string[] args)
+    {
+        var (exit, _, error) = await Cli.RunAsync(args);
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains(expected, error, StringComparison.Ordinal);
+        AssertOneLineNoTrace(error);
+    }
+
+    [Fact]
+    public async Task Server_PortInUse_FailsWithOneLineNamingThePort()
+    {
+        using var holder = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
+        holder.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        var port = ((IPEndPoint)holder.LocalEndPoint!).Port;
+
+        var (exit, _, error) = await Cli.RunAsync("server", "-p", port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--one-off");
+
+        Assert.Equal(1, exit);
+        Assert.Contains("-p/--port", error, StringComparison.Ordinal);
+        Assert.Contains("in use", error, StringComparison.Ordinal);
+        AssertOneLineNoTrace(error);
+    }
+
+    [Fact]
+    public async Task Client_NoServerListening_FailsWithOneLine()
+    {
+        int port;
+        using (var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
+        {
+            probe.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+            port = ((IPEndPoint)probe.LocalEndPoint!).Port;
+        }
+
+        var (exit, _, error) = await Cli.RunAsync("client", "127.0.0.1", "-p", port.ToString(System.Globalization.CultureInfo.InvariantCulture), "-t", "1");
+
+        Assert.Equal(1, exit);
+        Assert.Contains("cannot reach salvo server", error, StringComparison.Ordinal);
+        AssertOneLineNoTrace(error);
+    }
+
+    [Fact]
+    public async Task Help_ListsEveryCommand()
+    {
+        var (exit, output, _) = await Cli.RunAsync("--help");
+
+        Assert.Equal(0, exit);
+        foreach (var command in new[] { "loopback", "server", "client", "rr", "sweep", "doctor" })
+        {
+            Assert.Contains(command, output, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task LoopbackHelp_ExplainsPinning()
+    {
+        var (exit, output, _) = await Cli.RunAsync("loopback", "--help");
+
+        Assert.Equal(0, exit);
+        Assert.Contains("sched_setaffinity", output, StringComparison.Ordinal);
+        Assert.Contains("--no-pin", output, StringComparison.Ordinal);
+    }
+
+    private static void AssertOneLineNoTrace(string error)
+    {
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.DoesNotContain("   at ", error, StringComparison.Ordinal);
+    }
+}
