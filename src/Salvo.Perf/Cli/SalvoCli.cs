@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.Net.Sockets;
+using Salvo.Perf.Connections;
 using Salvo.Perf.Doctor;
 using Salvo.Perf.Loopback;
 using Salvo.Perf.Rr;
@@ -27,6 +28,7 @@ internal static class SalvoCli
             RrCommand.Create(console),
             SweepCommand.Create(console),
             DoctorCommand.Create(console),
+            ConnectionsCommand.Create(console),
         };
         root.Options.Add(new HelpOption());
         root.Options.Add(new VersionOption());

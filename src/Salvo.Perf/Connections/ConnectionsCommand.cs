@@ -1,0 +1,96 @@
+using System.CommandLine;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Measurement;
+using Salvo.Perf.Reporting;
+
+namespace Salvo.Perf.Connections;
+
+/// <summary><c>salvo connections</c>: many framed TCP connections, their memory, and the echo rate through them.</summary>
+internal static class ConnectionsCommand
+{
+    public static Command Create(CliConsole console)
+    {
+        var count = CommonOptions.Int("--count", "-n", 10_000, 1, 1_000_000, "Connections to open (each has both ends in this process).");
+        var active = CommonOptions.Int("--active", null, 10_000, 0, 1_000_000, "How many of them send (at most --count).");
+        var rate = new Option<double>("--rate", "-r")
+        {
+            Description = "Messages per second in total from the active connections; 0 only opens and measures idle connections. Defaults to 100000.",
+            DefaultValueFactory = _ => 100_000,
+            Validators =
+            {
+                r =>
+                {
+                    if (CommonOptions.TryGetValue(r, out double v) && (double.IsNaN(v) || v < 0 || v > 10_000_000))
+                    {
+                        r.AddError($"--rate: {v} is outside 0..10000000 messages/s.");
+                    }
+                },
+            },
+        };
+        var duration = CommonOptions.Seconds("--time", "-t", 10, "Seconds of traffic.");
+        var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message in bytes (8 carry the send time).");
+        var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message in bytes.");
+        var framing = new Option<string>("--framing")
+        {
+            Description = "length (4-byte big-endian length prefix) or stx (STX...ETX with escapes). Defaults to length.",
+            DefaultValueFactory = _ => "length",
+        };
+        framing.AcceptOnlyFromAmong("length", "stx");
+        var sources = CommonOptions.Int("--sources", null, 0, 0, 250, "Client source addresses 127.0.0.2.. to spread over; 0 picks one per 20,000 connections.");
+
+        var command = new Command("connections",
+            "Opens --count framed TCP connections to an in-process echo server on 127.0.0.1 (raising the open-file limit " +
+            "when allowed), measures memory with all of them idle (managed bytes and resident bytes per connection, heap " +
+            "fragmentation, pinned pool bytes), then lets --active of them send randomly sized messages to random " +
+            "connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
+        {
+            count, active, rate, duration, minSize, maxSize, framing, sources,
+        };
+        command.SetAction((parse, cancellationToken) =>
+        {
+            var n = parse.GetValue(count);
+            var min = parse.GetValue(minSize);
+            var max = parse.GetValue(maxSize);
+            if (min > max)
+            {
+                throw new CliException($"--min-size {min} is larger than --max-size {max}.");
+            }
+
+            var settings = new ConnectionsSettings(
+                n,
+                Math.Min(n, parse.GetValue(active)),
+                parse.GetValue(rate),
+                parse.GetValue(duration),
+                min,
+                max,
+                parse.GetValue(framing)!,
+                parse.GetValue(sources) is > 0 and var s ? s : Math.Max(1, (n + 19_999) / 20_000));
+            var result = ConnectionsRunner.Run(settings, line => console.Note($"salvo connections: {line}"), cancellationToken);
+            Print(console, new ConnectionsReport("connections", EnvironmentInfo.Capture(), settings, result));
+            return Task.FromResult(result.ConnectFailures == 0 ? 0 : CliException.FailureExitCode);
+        });
+        return command;
+    }
+
+    private static void Print(CliConsole console, ConnectionsReport report)
+    {
+        console.Document(report, ConnectionsJson.Default.ConnectionsReport, ConnectionsJson.Default.ConnectionsReport);
+        var s = report.Settings;
+        var r = report.Result;
+        console.Line($"salvo connections: {s.Count:N0} connections ({s.Active:N0} active), {s.Framing} framing, " +
+                     $"{s.MinMessageBytes}-{s.MaxMessageBytes} B messages, {s.RatePerSecond:N0}/s for {s.DurationSeconds} s, {s.SourceAddresses} source address(es)");
+        console.Line(report.Environment.Describe());
+        var table = new TextTable("measure", "value");
+        table.Add("connected (failed)", $"{Format.Count(r.Connected)} ({Format.Count(r.ConnectFailures)}) in {Format.Fixed(r.ConnectSeconds, 1)} s");
+        table.Add("managed bytes per idle connection (both ends)", Format.Count(r.ManagedBytesPerIdleConnection));
+        table.Add("resident bytes per idle connection (both ends)", Format.Count(r.WorkingSetBytesPerIdleConnection));
+        table.Add("heap fragmentation idle / after traffic", $"{Format.Percent(r.Idle.FragmentationPercent)} / {Format.Percent(r.AfterTraffic.FragmentationPercent)}");
+        table.Add("managed heap idle / after traffic", $"{Format.Count(r.Idle.ManagedBytes / 1024 / 1024)} MiB / {Format.Count(r.AfterTraffic.ManagedBytes / 1024 / 1024)} MiB");
+        table.Add("pinned pool bytes; blocks held when idle", $"{Format.Count(r.PinnedBytes / 1024)} KiB; {Format.Count(r.RentedBlocksWhenIdle)}");
+        table.Add("messages/s (echoed)", Format.Count(r.MessagesPerSecond));
+        table.Add("round trip p50 / p99 / max us", $"{Format.Fixed(r.Latency.P50Microseconds, 0)} / {Format.Fixed(r.Latency.P99Microseconds, 0)} / {Format.Fixed(r.Latency.MaxMicroseconds, 0)}");
+        table.Add("sends refused (queue full)", Format.Count(r.SendsRefused));
+        table.Add("open-file limit", Format.Count(r.DescriptorLimit));
+        table.Write(console);
+    }
+}
