@@ -61,6 +61,11 @@ public sealed class StreamServer : IAsyncDisposable
                 listener.DualMode = true;
             }
 
+            if (_options.ReusePort && OperatingSystem.IsLinux())
+            {
+                listener.SetRawSocketOption(Interop.Linux.Constants.SOL_SOCKET, Interop.Linux.Constants.SO_REUSEPORT, BitConverter.GetBytes(1));
+            }
+
             // Set on the listener so that accepted sockets inherit the buffer sizes before the window is negotiated.
             _host.Configure(listener);
             listener.Bind(endPoint);

@@ -15,6 +15,13 @@ public sealed class StreamServerOptions : StreamOptions
     /// <summary>The most open connections; one more is accepted and closed at once. Defaults to <see cref="int.MaxValue"/>.</summary>
     public int MaxConnections { get; set; } = int.MaxValue;
 
+    /// <summary>
+    /// SO_REUSEPORT on the listener (Linux): several servers, in one process or several, listen on the same
+    /// address and port and the kernel spreads new connections over them by address hash. A way past a
+    /// per-process open-file limit, or to accept on several cores. Defaults to false.
+    /// </summary>
+    public bool ReusePort { get; set; }
+
     /// <inheritdoc />
     public override void Validate()
     {
