@@ -36,6 +36,10 @@ public sealed class DatagramServerFlowTests
         {
             Assert.Equal(Enumerable.Range(0, PerFlow), flow.Select(s => s.Sequence));
         }
+
+        var perWorker = Enumerable.Range(0, 2).Select(server.GetWorkerStatistics).ToList();
+        Assert.All(perWorker, w => Assert.True(w.DatagramsReceived > 0));
+        Assert.Equal(server.GetStatistics().DatagramsReceived, perWorker.Sum(w => w.DatagramsReceived));
     }
 
     [Fact]

@@ -69,6 +69,36 @@ public sealed class OverflowPolicyTests
         Assert.Equal(Enumerable.Range(0, Sent), handler.Seen.Select(s => s.Sequence));
     }
 
+    [LinuxFact]
+    public async Task Wait_WithATinySocketBuffer_CountsTheKernelsDropsSoSentEqualsHandledPlusDropped()
+    {
+        var handler = new RecordingHandler();
+        handler.Gate.Reset();
+        var options = QueuedOptions(QueueOverflowPolicy.Wait, ServerIoModel.DedicatedThread);
+        // The smallest buffer the kernel allows holds only a few datagrams: the rest overflow it.
+        options.ReceiveBufferSize = 1;
+        await using var server = new DatagramServer(options, handler);
+        await server.StartAsync();
+        using var client = Client();
+        for (var i = 0; i < Sent; i++)
+        {
+            client.SendTo(Numbered(0, i), SocketFlags.None, server.LocalEndPoint);
+        }
+
+        handler.Gate.Set();
+        Assert.True(await WaitUntil(() =>
+        {
+            var s = server.GetStatistics();
+            return handler.SeenCount == s.DatagramsHandled && s.DatagramsHandled + s.KernelDrops == Sent;
+        }), $"Sent {Sent}, but the server accounts for {server.GetStatistics()}.");
+
+        var stats = server.GetStatistics();
+        Assert.True(stats.KernelDrops > 0, "The tiny buffer should have overflowed.");
+        Assert.Equal(0, stats.DatagramsDropped);
+        var handled = handler.Seen.Select(s => s.Sequence).ToList();
+        Assert.Equal(handled.Order(), handled);
+    }
+
     [Fact]
     public async Task QueuedServer_WhenTheHandlerKeepsUp_HandlesEverythingWithoutDrops()
     {
