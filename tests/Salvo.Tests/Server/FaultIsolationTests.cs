@@ -87,6 +87,43 @@ public sealed class FaultIsolationTests
         Assert.Equal(1, stats.DatagramsHandled);
     }
 
+    [Fact]
+    public async Task Truncated_Datagrams_WithDeliverTruncated_ReachTheHandlerMarkedAndCut()
+    {
+        var options = LoopbackOptions(workers: 1);
+        options.MaxDatagramSize = 100;
+        options.DeliverTruncated = true;
+        var handler = new TruncationRecorder();
+        await using var server = new DatagramServer(options, handler);
+        await server.StartAsync();
+        using var client = Client();
+
+        client.SendTo(new byte[200], SocketFlags.None, server.LocalEndPoint);
+        Assert.True(await WaitUntil(() => handler.Calls == 1));
+        Assert.Equal((100, true), handler.Last);
+        Assert.Equal(0, server.GetStatistics().DroppedTruncated);
+    }
+
+    private sealed class TruncationRecorder : IDatagramHandler
+    {
+        private int _calls;
+
+        public (int Length, bool IsTruncated) Last { get; private set; }
+
+        public int Calls => Volatile.Read(ref _calls);
+
+        public void Handle(in DatagramContext context)
+        {
+            foreach (var datagram in context.Datagrams)
+            {
+                Last = (datagram.Length, datagram.IsTruncated);
+            }
+
+            // Published after Last: a reader that sees the call sees what it recorded.
+            Interlocked.Increment(ref _calls);
+        }
+    }
+
     /// <summary>Echoes every datagram, then throws if any of them was "boom".</summary>
     private sealed class ThrowOnBoomHandler : IDatagramHandler
     {

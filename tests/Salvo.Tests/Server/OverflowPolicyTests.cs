@@ -61,12 +61,42 @@ public sealed class OverflowPolicyTests
         // (100 small datagrams are far below its 1 MiB).
         Assert.True(await WaitUntil(() => server.GetStatistics().QueueDepth == Capacity), "The queue never filled.");
         handler.Gate.Set();
-        Assert.True(await WaitUntil(() => server.GetStatistics().DatagramsHandled == Sent), "Not every datagram was handled.");
+        Assert.True(await WaitUntil(() => handler.SeenCount == Sent), "Not every datagram was handled.");
 
         var stats = server.GetStatistics();
         Assert.Equal(0, stats.DatagramsDropped);
         Assert.Equal(Sent, stats.DatagramsReceived);
         Assert.Equal(Enumerable.Range(0, Sent), handler.Seen.Select(s => s.Sequence));
+    }
+
+    [LinuxFact]
+    public async Task Wait_WithATinySocketBuffer_CountsTheKernelsDropsSoSentEqualsHandledPlusDropped()
+    {
+        var handler = new RecordingHandler();
+        handler.Gate.Reset();
+        var options = QueuedOptions(QueueOverflowPolicy.Wait, ServerIoModel.DedicatedThread);
+        // The smallest buffer the kernel allows holds only a few datagrams: the rest overflow it.
+        options.ReceiveBufferSize = 1;
+        await using var server = new DatagramServer(options, handler);
+        await server.StartAsync();
+        using var client = Client();
+        for (var i = 0; i < Sent; i++)
+        {
+            client.SendTo(Numbered(0, i), SocketFlags.None, server.LocalEndPoint);
+        }
+
+        handler.Gate.Set();
+        Assert.True(await WaitUntil(() =>
+        {
+            var s = server.GetStatistics();
+            return handler.SeenCount == s.DatagramsHandled && s.DatagramsHandled + s.KernelDrops == Sent;
+        }), $"Sent {Sent}, but the server accounts for {server.GetStatistics()}.");
+
+        var stats = server.GetStatistics();
+        Assert.True(stats.KernelDrops > 0, "The tiny buffer should have overflowed.");
+        Assert.Equal(0, stats.DatagramsDropped);
+        var handled = handler.Seen.Select(s => s.Sequence).ToList();
+        Assert.Equal(handled.Order(), handled);
     }
 
     [Fact]
@@ -79,7 +109,7 @@ public sealed class OverflowPolicyTests
         for (var i = 0; i < Sent; i++)
         {
             client.SendTo(Numbered(0, i), SocketFlags.None, server.LocalEndPoint);
-            Assert.True(await WaitUntil(() => server.GetStatistics().DatagramsHandled == i + 1));
+            Assert.True(await WaitUntil(() => handler.SeenCount == i + 1));
         }
 
         Assert.Equal(0, server.GetStatistics().DatagramsDropped);
@@ -119,7 +149,7 @@ public sealed class OverflowPolicyTests
         Assert.True(await WaitUntil(() =>
         {
             var s = server.GetStatistics();
-            return s.QueueDepth == 0 && s.DatagramsHandled + s.DatagramsDropped == Sent;
+            return s.QueueDepth == 0 && s.DatagramsHandled + s.DatagramsDropped == Sent && handler.SeenCount == s.DatagramsHandled;
         }), "The queue did not drain.");
 
         return (handler, server.GetStatistics());

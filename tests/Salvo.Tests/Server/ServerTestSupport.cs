@@ -75,6 +75,21 @@ internal sealed class RecordingHandler : IDatagramHandler
 
     public int Calls => Volatile.Read(ref _calls);
 
+    /// <summary>
+    /// Datagrams recorded so far. The server counts a datagram handled when the call starts, so wait on
+    /// this, not on the server's counter, before reading <see cref="Seen"/>.
+    /// </summary>
+    public int SeenCount
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _seen.Count;
+            }
+        }
+    }
+
     public List<(int Worker, int Flow, int Sequence)> Seen
     {
         get
