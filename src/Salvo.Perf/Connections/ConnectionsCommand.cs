@@ -36,15 +36,17 @@ internal static class ConnectionsCommand
             DefaultValueFactory = _ => "length",
         };
         framing.AcceptOnlyFromAmong("length", "stx");
-        var sources = CommonOptions.Int("--sources", null, 0, 0, 250, "Client source addresses 127.0.0.2.. to spread over; 0 picks one per 20,000 connections.");
 
         var command = new Command("connections",
-            "Opens --count framed TCP connections to an in-process echo server on 127.0.0.1 (raising the open-file limit " +
-            "when allowed), measures memory with all of them idle (managed bytes and resident bytes per connection, heap " +
-            "fragmentation, pinned pool bytes), then lets --active of them send randomly sized messages to random " +
-            "connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
+            "Opens --count framed TCP connections from client processes (one 127.0.0.x source address each) to echo " +
+            "server processes sharing one port on 127.0.0.1 (SO_REUSEPORT), at most 15,000 connections per process; " +
+            "measures the servers' memory with every connection idle (managed and resident bytes per connection, heap " +
+            "fragmentation, pinned pool bytes, buffers held), then lets --active connections send randomly sized messages " +
+            "to random connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
         {
-            count, active, rate, duration, minSize, maxSize, framing, sources,
+            count, active, rate, duration, minSize, maxSize, framing,
+            ShardCommands.Server(),
+            ShardCommands.Client(),
         };
         command.SetAction((parse, cancellationToken) =>
         {
@@ -64,7 +66,7 @@ internal static class ConnectionsCommand
                 min,
                 max,
                 parse.GetValue(framing)!,
-                parse.GetValue(sources) is > 0 and var s ? s : Math.Max(1, (n + 19_999) / 20_000));
+                Math.Max(1, (n + ConnectionsRunner.MaxConnectionsPerProcess - 1) / ConnectionsRunner.MaxConnectionsPerProcess));
             var result = ConnectionsRunner.Run(settings, line => console.Note($"salvo connections: {line}"), cancellationToken);
             Print(console, new ConnectionsReport("connections", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(result.ConnectFailures == 0 ? 0 : CliException.FailureExitCode);
@@ -82,15 +84,20 @@ internal static class ConnectionsCommand
         console.Line(report.Environment.Describe());
         var table = new TextTable("measure", "value");
         table.Add("connected (failed)", $"{Format.Count(r.Connected)} ({Format.Count(r.ConnectFailures)}) in {Format.Fixed(r.ConnectSeconds, 1)} s");
-        table.Add("managed bytes per idle connection (both ends)", Format.Count(r.ManagedBytesPerIdleConnection));
-        table.Add("resident bytes per idle connection (both ends)", Format.Count(r.WorkingSetBytesPerIdleConnection));
+        table.Add("server processes; connections they hold", $"{r.ServerProcesses}; {Format.Count(r.ServerConnections)}");
+        table.Add("server managed bytes per idle connection", Format.Count(r.ManagedBytesPerIdleConnection));
+        table.Add("server resident bytes per idle connection", Format.Count(r.WorkingSetBytesPerIdleConnection));
         table.Add("heap fragmentation idle / after traffic", $"{Format.Percent(r.Idle.FragmentationPercent)} / {Format.Percent(r.AfterTraffic.FragmentationPercent)}");
         table.Add("managed heap idle / after traffic", $"{Format.Count(r.Idle.ManagedBytes / 1024 / 1024)} MiB / {Format.Count(r.AfterTraffic.ManagedBytes / 1024 / 1024)} MiB");
         table.Add("pinned pool bytes; blocks held when idle", $"{Format.Count(r.PinnedBytes / 1024)} KiB; {Format.Count(r.RentedBlocksWhenIdle)}");
         table.Add("messages/s (echoed)", Format.Count(r.MessagesPerSecond));
-        table.Add("round trip p50 / p99 / max us", $"{Format.Fixed(r.Latency.P50Microseconds, 0)} / {Format.Fixed(r.Latency.P99Microseconds, 0)} / {Format.Fixed(r.Latency.MaxMicroseconds, 0)}");
+        if (r.Latency is { } l)
+        {
+            table.Add("round trip p50 / p99 / max us (worst client)", $"{Format.Fixed(l.P50Microseconds, 0)} / {Format.Fixed(l.P99Microseconds, 0)} / {Format.Fixed(l.MaxMicroseconds, 0)}");
+        }
+
         table.Add("sends refused (queue full)", Format.Count(r.SendsRefused));
-        table.Add("open-file limit", Format.Count(r.DescriptorLimit));
+        table.Add("server closes by reason", r.ServerClosedByReason.Count == 0 ? "none" : string.Join(", ", r.ServerClosedByReason.Select(p => $"{p.Key} {p.Value}")));
         table.Write(console);
     }
 }

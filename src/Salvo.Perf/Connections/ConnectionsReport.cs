@@ -14,34 +14,36 @@ internal sealed record ConnectionsSettings(
     string Framing,
     int SourceAddresses);
 
-/// <summary>What the run measured.</summary>
-/// <param name="Connected">Connections established (each has a client end and a server end in this process).</param>
+/// <summary>What the run measured. Memory figures are the server processes' (what a server pays per connection).</summary>
+/// <param name="ServerProcesses">Server processes sharing the port (and as many client processes).</param>
+/// <param name="Connected">Connections the clients established.</param>
 /// <param name="ConnectFailures">Connections that failed to establish.</param>
 /// <param name="ConnectSeconds">Time to establish all of them.</param>
-/// <param name="DescriptorLimit">The open-file limit in force.</param>
+/// <param name="ServerConnections">Connections the servers held when measured idle.</param>
 /// <param name="MessagesSent">Messages the clients queued in the traffic phase.</param>
-/// <param name="MessagesEchoed">Messages that came back from the server.</param>
+/// <param name="MessagesEchoed">Messages that came back from the servers.</param>
 /// <param name="MessagesPerSecond">Echoed messages per second.</param>
 /// <param name="SendsRefused">Sends refused because a connection's queue was full (backpressure).</param>
-/// <param name="Latency">Round-trip latency of echoed messages.</param>
-/// <param name="Baseline">Memory before any connection.</param>
-/// <param name="Idle">Memory with all connections open and idle.</param>
-/// <param name="AfterTraffic">Memory after the traffic phase, connections still open and idle again.</param>
-/// <param name="ManagedBytesPerIdleConnection">Managed bytes per idle connection, both ends together.</param>
-/// <param name="WorkingSetBytesPerIdleConnection">Resident bytes per idle connection, both ends together.</param>
-/// <param name="PinnedBytes">Pinned pool bytes (slabs) of both ends after the traffic phase.</param>
+/// <param name="Latency">Round-trip latency of echoed messages: the client process with the highest p99.</param>
+/// <param name="Baseline">Server memory before any connection.</param>
+/// <param name="Idle">Server memory with all connections open and idle.</param>
+/// <param name="AfterTraffic">Server memory after the traffic phase, connections still open and idle again.</param>
+/// <param name="ManagedBytesPerIdleConnection">Server managed bytes per idle connection.</param>
+/// <param name="WorkingSetBytesPerIdleConnection">Server resident bytes per idle connection (managed, native and kernel-visible user memory).</param>
+/// <param name="PinnedBytes">Pinned pool bytes (slabs) of the servers after the traffic phase.</param>
 /// <param name="RentedBlocksWhenIdle">Pool blocks held by idle connections (0: idle connections hold no buffer).</param>
 /// <param name="ServerClosedByReason">Server-side closes by reason (expected: none during the run).</param>
 internal sealed record ConnectionsResult(
+    int ServerProcesses,
     int Connected,
     int ConnectFailures,
     double ConnectSeconds,
-    long DescriptorLimit,
+    int ServerConnections,
     long MessagesSent,
     long MessagesEchoed,
     double MessagesPerSecond,
     long SendsRefused,
-    LatencySummary Latency,
+    LatencySummary? Latency,
     MemorySnapshot Baseline,
     MemorySnapshot Idle,
     MemorySnapshot AfterTraffic,

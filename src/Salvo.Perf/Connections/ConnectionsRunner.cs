@@ -1,242 +1,116 @@
-using System.Buffers;
-using System.Buffers.Binary;
-using System.Collections.Concurrent;
-using System.Diagnostics;
-using System.Net;
-using Salvo.Perf.Measurement;
-using Salvo.Streams;
+using System.Globalization;
+using System.Text.Json;
 
 namespace Salvo.Perf.Connections;
 
 /// <summary>
-/// Opens <see cref="ConnectionsSettings.Count"/> framed TCP connections to an in-process echo
-/// <see cref="StreamServer"/> on loopback, measures memory with all of them idle, then lets
-/// <see cref="ConnectionsSettings.Active"/> of them send randomly sized messages to random connections at
-/// <see cref="ConnectionsSettings.RatePerSecond"/> in total, and measures the echo rate and round-trip latency.
-/// Client source addresses rotate over 127.0.0.2, 127.0.0.3, ... so the ephemeral port range (about 28,000
-/// ports per source address) does not cap the count.
+/// Runs <c>salvo connections</c> over shard processes: echo servers sharing one port with SO_REUSEPORT and
+/// clients each connecting from its own 127.0.0.x source address. Each process holds at most
+/// <see cref="MaxConnectionsPerProcess"/> connections, so the count is bounded by memory, not by one process's
+/// open-file limit (20,000 here, and raising the hard limit needs CAP_SYS_RESOURCE). Memory is measured in the
+/// server processes: what a server pays per connection.
 /// </summary>
 internal static class ConnectionsRunner
 {
-    // Connects in flight at once: enough to fill the accept backlog, few enough not to time out.
-    private const int ConnectConcurrency = 256;
-    private const int TimestampBytes = 8;
+    /// <summary>Connections per process: below a 20,000 descriptor limit with room for the runtime's own.</summary>
+    public const int MaxConnectionsPerProcess = 15_000;
+
+    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(60);
 
     public static ConnectionsResult Run(ConnectionsSettings settings, Action<string> progress, CancellationToken cancellationToken)
     {
-        var descriptorLimit = DescriptorLimit.Ensure((2L * settings.Count) + 1_024);
-        var baseline = MemorySnapshot.Take();
-        var framer = settings.Framing == "stx" ? MessageFramer.Delimited : MessageFramer.LengthPrefix;
-        var closedByReason = new ConcurrentDictionary<string, long>();
-        var serverOptions = new StreamServerOptions
-        {
-            EndPoint = new IPEndPoint(IPAddress.Loopback, 0),
-            Framer = framer,
-            IdleTimeout = TimeSpan.FromHours(1),
-            Backlog = 4_096,
-        };
-        var echo = StreamHandler.Create(
-            static (connection, message) =>
-            {
-                Echo(connection, message);
-                return ValueTask.CompletedTask;
-            },
-            (_, reason) => closedByReason.AddOrUpdate(reason.ToString(), 1, (_, n) => n + 1));
-
-        var latency = new LatencyHistogram();
-        long echoed = 0;
-        var recording = 0;
-        var client = new StreamHandlerWithLatency(latency, () => Volatile.Read(ref recording) != 0, () => Interlocked.Increment(ref echoed));
-
-        var server = new StreamServer(serverOptions, echo);
-        server.Start();
-        var clients = new StreamClient(new StreamClientOptions { Framer = framer, IdleTimeout = TimeSpan.FromHours(1) }, client);
-        var connections = new StreamConnection?[settings.Count];
+        var shards = Math.Max(1, (settings.Count + MaxConnectionsPerProcess - 1) / MaxConnectionsPerProcess);
+        var servers = new List<ShardProcess>();
+        var clients = new List<ShardProcess>();
         try
         {
-            var clock = Stopwatch.StartNew();
-            var failures = ConnectAll(clients, server.LocalEndPoint!, connections, settings.SourceAddresses, progress, cancellationToken);
-            var connectSeconds = clock.Elapsed.TotalSeconds;
-            var connected = settings.Count - failures;
-            progress($"{connected:N0} connections open in {connectSeconds:F1} s ({failures:N0} failed); measuring idle memory");
-            var idle = MemorySnapshot.Take();
-
-            long sent = 0;
-            long refused = 0;
-            double perSecond = 0;
-            if (settings.RatePerSecond > 0 && settings.DurationSeconds > 0 && connected > 0)
+            servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", "0", "--framing", settings.Framing]));
+            var port = int.Parse(servers[0].ExpectAsync(ShardProtocol.Ready, StartTimeout).Result, CultureInfo.InvariantCulture);
+            for (var i = 1; i < shards; i++)
             {
-                Volatile.Write(ref recording, 1);
-                var traffic = Stopwatch.StartNew();
-                (sent, refused) = Traffic(connections, settings, cancellationToken);
-                Volatile.Write(ref recording, 0);
-                perSecond = Interlocked.Read(ref echoed) / traffic.Elapsed.TotalSeconds;
-                WaitForQuiet(() => Interlocked.Read(ref echoed), TimeSpan.FromSeconds(5));
+                servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing]));
             }
 
-            var after = MemorySnapshot.Take();
-            var rented = server.BufferPool.RentedBlocks + clients.BufferPool.RentedBlocks;
+            Task.WaitAll(servers.Skip(1).Select(s => s.ExpectAsync(ShardProtocol.Ready, StartTimeout)), cancellationToken);
+            var baseline = Measure(servers);
+            progress($"{shards} server process(es) on 127.0.0.1:{port}; connecting {settings.Count:N0}");
+
+            for (var k = 0; k < shards; k++)
+            {
+                var count = Share(settings.Count, shards, k);
+                var active = Share(settings.Active, shards, k);
+                var rate = settings.Active == 0 ? 0 : settings.RatePerSecond * active / settings.Active;
+                clients.Add(ShardProcess.Start([
+                    "connections", "shard-client", "--port", port.ToString(CultureInfo.InvariantCulture),
+                    "--source", $"127.0.0.{2 + (k % 250)}", "--count", Invariant(count), "--active", Invariant(active),
+                    "--rate", rate.ToString("R", CultureInfo.InvariantCulture), "--time", settings.DurationSeconds.ToString("R", CultureInfo.InvariantCulture),
+                    "--min-size", Invariant(settings.MinMessageBytes), "--max-size", Invariant(settings.MaxMessageBytes), "--framing", settings.Framing,
+                ]));
+            }
+
+            var connectTimeout = TimeSpan.FromSeconds(60 + (settings.Count / 1_000.0));
+            var connects = clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Connected, connectTimeout).Result, ShardJson.Default.ClientShardConnected)!).ToList();
+            var connected = connects.Sum(c => c.Connected);
+            progress($"{connected:N0} connected ({connects.Sum(c => c.Failures):N0} failed) in {connects.Max(c => c.Seconds):F1} s; measuring idle memory");
+            var idle = Measure(servers);
+
+            var results = new List<ClientShardResult>();
+            if (settings.RatePerSecond > 0 && settings.Active > 0 && settings.DurationSeconds > 0)
+            {
+                progress($"traffic: {settings.RatePerSecond:N0} messages/s for {settings.DurationSeconds} s");
+                Task.WaitAll(clients.Select(c => c.SendAsync(ShardProtocol.Go)), cancellationToken);
+                var trafficTimeout = TimeSpan.FromSeconds(settings.DurationSeconds + 60);
+                results.AddRange(clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Result, trafficTimeout).Result, ShardJson.Default.ClientShardResult)!));
+            }
+
+            var after = Measure(servers);
+            var serverConnections = idle.Sum(m => m.Connections);
+            var echoed = results.Sum(r => r.Echoed);
+            var seconds = results.Count == 0 ? 0 : results.Max(r => r.Seconds);
             return new ConnectionsResult(
+                shards,
                 connected,
-                failures,
-                connectSeconds,
-                descriptorLimit,
-                sent,
-                Interlocked.Read(ref echoed),
-                perSecond,
-                refused,
-                latency.Summarize(),
-                baseline,
-                idle,
-                after,
-                connected == 0 ? 0 : (double)(idle.ManagedBytes - baseline.ManagedBytes) / connected,
-                connected == 0 ? 0 : (double)(idle.WorkingSetBytes - baseline.WorkingSetBytes) / connected,
-                server.BufferPool.PinnedBytes + clients.BufferPool.PinnedBytes,
-                rented,
-                new Dictionary<string, long>(closedByReason));
+                connects.Sum(c => c.Failures),
+                connects.Max(c => c.Seconds),
+                serverConnections,
+                results.Sum(r => r.Sent),
+                echoed,
+                seconds == 0 ? 0 : echoed / seconds,
+                results.Sum(r => r.Refused),
+                results.Count == 0 ? null : results.MaxBy(r => r.Latency.P99Microseconds)!.Latency,
+                Sum(baseline),
+                Sum(idle),
+                Sum(after),
+                serverConnections == 0 ? 0 : (double)(Sum(idle).ManagedBytes - Sum(baseline).ManagedBytes) / serverConnections,
+                serverConnections == 0 ? 0 : (double)(Sum(idle).WorkingSetBytes - Sum(baseline).WorkingSetBytes) / serverConnections,
+                after.Sum(m => m.PinnedBytes),
+                after.Sum(m => m.RentedBlocks),
+                after.SelectMany(m => m.ClosedByReason).GroupBy(p => p.Key).ToDictionary(g => g.Key, g => g.Sum(p => p.Value)));
         }
         finally
         {
             progress("closing");
-            clients.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(60));
-            server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(60));
+            foreach (var shard in clients.Concat(servers))
+            {
+                shard.Dispose();
+            }
         }
     }
 
-    private static void Echo(StreamConnection connection, ReadOnlySequence<byte> message)
+    private static List<ServerShardMemory> Measure(List<ShardProcess> servers)
     {
-        if (message.IsSingleSegment)
-        {
-            connection.TrySend(message.FirstSpan);
-            return;
-        }
-
-        var copy = ArrayPool<byte>.Shared.Rent((int)message.Length);
-        message.CopyTo(copy);
-        connection.TrySend(copy.AsSpan(0, (int)message.Length));
-        ArrayPool<byte>.Shared.Return(copy);
+        Task.WaitAll(servers.Select(s => s.SendAsync(ShardProtocol.Measure)));
+        return servers.Select(s => JsonSerializer.Deserialize(s.ExpectAsync(ShardProtocol.Memory, StartTimeout).Result, ShardJson.Default.ServerShardMemory)!).ToList();
     }
 
-    private static int ConnectAll(StreamClient clients, IPEndPoint server, StreamConnection?[] connections, int sources, Action<string> progress, CancellationToken cancellationToken)
-    {
-        var failures = 0;
-        var next = -1;
-        var workers = Enumerable.Range(0, ConnectConcurrency).Select(async _ =>
-        {
-            while (true)
-            {
-                var i = Interlocked.Increment(ref next);
-                if (i >= connections.Length || cancellationToken.IsCancellationRequested)
-                {
-                    return;
-                }
+    private static MemorySnapshot Sum(List<ServerShardMemory> shards) => new(
+        shards.Sum(s => s.Memory.ManagedBytes),
+        shards.Sum(s => s.Memory.HeapBytes),
+        shards.Sum(s => s.Memory.FragmentedBytes),
+        shards.Sum(s => s.Memory.PinnedObjects),
+        shards.Sum(s => s.Memory.WorkingSetBytes));
 
-                var source = new IPEndPoint(new IPAddress([127, 0, 0, (byte)(2 + (i % sources))]), 0);
-                try
-                {
-                    connections[i] = await clients.ConnectAsync(server, source, cancellationToken).ConfigureAwait(false);
-                }
-                catch (Exception e) when (e is System.Net.Sockets.SocketException or TimeoutException or OperationCanceledException or IOException)
-                {
-                    Interlocked.Increment(ref failures);
-                }
+    private static int Share(int total, int parts, int index) => (total / parts) + (index < total % parts ? 1 : 0);
 
-                if (i % 10_000 == 9_999)
-                {
-                    progress($"{i + 1:N0} connected");
-                }
-            }
-        }).ToArray();
-        Task.WaitAll(workers, cancellationToken);
-        return failures;
-    }
-
-    /// <summary>One sender per core, each pacing its share of the rate over its slice of the active connections.</summary>
-    private static (long Sent, long Refused) Traffic(StreamConnection?[] connections, ConnectionsSettings settings, CancellationToken cancellationToken)
-    {
-        var active = connections.Take(settings.Active).Where(c => c is not null).Cast<StreamConnection>().ToArray();
-        var senders = Math.Max(1, Math.Min(Environment.ProcessorCount, active.Length));
-        long sent = 0;
-        long refused = 0;
-        var threads = Enumerable.Range(0, senders).Select(index => new Thread(() =>
-        {
-            var slice = active.Where((_, i) => i % senders == index).ToArray();
-            var random = new Random(index);
-            var rate = settings.RatePerSecond / senders;
-            var buffer = new byte[settings.MaxMessageBytes];
-            var clock = Stopwatch.StartNew();
-            long mine = 0;
-            long myRefused = 0;
-            while (clock.Elapsed.TotalSeconds < settings.DurationSeconds && !cancellationToken.IsCancellationRequested)
-            {
-                var due = (long)(clock.Elapsed.TotalSeconds * rate) - mine - myRefused;
-                if (due <= 0)
-                {
-                    Thread.Sleep(1);
-                    continue;
-                }
-
-                for (var k = 0; k < due; k++)
-                {
-                    var length = random.Next(settings.MinMessageBytes, settings.MaxMessageBytes + 1);
-                    BinaryPrimitives.WriteInt64LittleEndian(buffer, Stopwatch.GetTimestamp());
-                    if (slice[random.Next(slice.Length)].TrySend(buffer.AsSpan(0, length)))
-                    {
-                        mine++;
-                    }
-                    else
-                    {
-                        myRefused++;
-                    }
-                }
-            }
-
-            Interlocked.Add(ref sent, mine);
-            Interlocked.Add(ref refused, myRefused);
-        })).ToList();
-        threads.ForEach(t => t.Start());
-        threads.ForEach(t => t.Join());
-        return (sent, refused);
-    }
-
-    private static void WaitForQuiet(Func<long> counter, TimeSpan limit)
-    {
-        var clock = Stopwatch.StartNew();
-        var last = counter();
-        while (clock.Elapsed < limit)
-        {
-            Thread.Sleep(100);
-            var now = counter();
-            if (now == last)
-            {
-                return;
-            }
-
-            last = now;
-        }
-    }
-
-    /// <summary>The client side: records the round trip of each echoed message from the timestamp it carries.</summary>
-    private sealed class StreamHandlerWithLatency(LatencyHistogram histogram, Func<bool> isRecording, Action onEcho) : IStreamHandler
-    {
-        private readonly Lock _lock = new();
-
-        public ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message)
-        {
-            if (message.Length >= TimestampBytes && isRecording())
-            {
-                Span<byte> stamp = stackalloc byte[TimestampBytes];
-                message.Slice(0, TimestampBytes).CopyTo(stamp);
-                var elapsed = Stopwatch.GetElapsedTime(BinaryPrimitives.ReadInt64LittleEndian(stamp));
-                lock (_lock)
-                {
-                    histogram.RecordNanoseconds((long)(elapsed.TotalMilliseconds * 1_000_000));
-                }
-
-                onEcho();
-            }
-
-            return ValueTask.CompletedTask;
-        }
-    }
+    private static string Invariant(int value) => value.ToString(CultureInfo.InvariantCulture);
 }

@@ -1,0 +1,56 @@
+using System.CommandLine;
+using Salvo.Perf.Cli;
+using Salvo.Streams;
+
+namespace Salvo.Perf.Connections;
+
+/// <summary>The hidden shard roles <c>salvo connections</c> starts itself in; they speak <see cref="ShardProtocol"/> on stdin/stdout.</summary>
+internal static class ShardCommands
+{
+    public static Command Server()
+    {
+        var port = CommonOptions.Int("--port", null, 0, 0, 65_535, "Port to share (0: pick one and report it).");
+        var framing = Framing();
+        var command = new Command("shard-server", "Internal: one echo server process of 'salvo connections'.") { Hidden = true };
+        command.Options.Add(port);
+        command.Options.Add(framing);
+        command.SetAction((parse, _) => ServerShard.RunAsync(parse.GetValue(port), Framer(parse.GetValue(framing)), Console.In, Console.Out));
+        return command;
+    }
+
+    public static Command Client()
+    {
+        var port = CommonOptions.Int("--port", null, 0, 1, 65_535, "Server port on 127.0.0.1.");
+        var source = new Option<string>("--source") { Description = "Source address.", DefaultValueFactory = _ => "127.0.0.2" };
+        var count = CommonOptions.Int("--count", null, 1, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections.");
+        var active = CommonOptions.Int("--active", null, 0, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections that send.");
+        var rate = new Option<double>("--rate") { Description = "Messages/s.", DefaultValueFactory = _ => 0 };
+        var time = CommonOptions.Seconds("--time", null, 10, "Seconds of traffic.");
+        var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message.");
+        var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message.");
+        var framing = Framing();
+        var command = new Command("shard-client", "Internal: one client process of 'salvo connections'.")
+        {
+            Hidden = true,
+        };
+        foreach (var option in new Option[] { port, source, count, active, rate, time, minSize, maxSize, framing })
+        {
+            command.Options.Add(option);
+        }
+
+        command.SetAction((parse, _) => ClientShard.RunAsync(
+            new ClientShardSettings(parse.GetValue(port), CommonOptions.ParseAddress(parse.GetValue(source)!, "--source"), parse.GetValue(count),
+                parse.GetValue(active), parse.GetValue(rate), parse.GetValue(time), parse.GetValue(minSize), parse.GetValue(maxSize)),
+            Framer(parse.GetValue(framing)), Console.In, Console.Out));
+        return command;
+    }
+
+    private static Option<string> Framing()
+    {
+        var option = new Option<string>("--framing") { Description = "length or stx.", DefaultValueFactory = _ => "length" };
+        option.AcceptOnlyFromAmong("length", "stx");
+        return option;
+    }
+
+    private static IMessageFramer Framer(string? name) => name == "stx" ? MessageFramer.Delimited : MessageFramer.LengthPrefix;
+}

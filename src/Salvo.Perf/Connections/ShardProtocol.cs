@@ -1,0 +1,35 @@
+using System.Text.Json.Serialization;
+
+namespace Salvo.Perf.Connections;
+
+/// <summary>
+/// How <c>salvo connections</c> talks to its shard processes: one line per message on the shard's
+/// standard input (commands) and standard output (replies), a keyword then JSON.
+/// </summary>
+internal static class ShardProtocol
+{
+    public const string Ready = "ready";
+    public const string Connected = "connected";
+    public const string Memory = "memory";
+    public const string Result = "result";
+    public const string Measure = "measure";
+    public const string Go = "go";
+    public const string Quit = "quit";
+}
+
+/// <summary>A server shard's memory and connections.</summary>
+internal sealed record ServerShardMemory(int Connections, MemorySnapshot Memory, long PinnedBytes, long RentedBlocks, IReadOnlyDictionary<string, long> ClosedByReason);
+
+/// <summary>A client shard's connect outcome.</summary>
+internal sealed record ClientShardConnected(int Connected, int Failures, double Seconds);
+
+/// <summary>A client shard's traffic outcome.</summary>
+internal sealed record ClientShardResult(long Sent, long Echoed, long Refused, double Seconds, Measurement.LatencySummary Latency);
+
+/// <summary>JSON for the shard messages.</summary>
+[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals)]
+[JsonSerializable(typeof(ServerShardMemory))]
+[JsonSerializable(typeof(ClientShardConnected))]
+[JsonSerializable(typeof(ClientShardResult))]
+[JsonSerializable(typeof(int))]
+internal sealed partial class ShardJson : JsonSerializerContext;

@@ -1,0 +1,38 @@
+using System.Text.Json;
+
+namespace Salvo.Perf.Tests;
+
+/// <summary><c>salvo connections</c> end to end: shard processes, idle memory, traffic, the JSON document.</summary>
+[Collection(WholeProcessCollection.Name)]
+public sealed class ConnectionsTests
+{
+    [Fact]
+    public async Task SmallRun_ConnectsEveryClient_EchoesTraffic_AndIdleConnectionsHoldNoBuffer()
+    {
+        var (exit, output, error) = await Cli.RunAsync("connections", "-n", "200", "--active", "50", "-r", "500", "-t", "1", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        var result = document.RootElement.GetProperty("result");
+        Assert.Equal(200, result.GetProperty("connected").GetInt32());
+        Assert.Equal(0, result.GetProperty("connectFailures").GetInt32());
+        Assert.Equal(200, result.GetProperty("serverConnections").GetInt32());
+        Assert.True(result.GetProperty("messagesEchoed").GetInt64() > 0, output);
+        Assert.Equal(0, result.GetProperty("rentedBlocksWhenIdle").GetInt64());
+        Assert.True(result.GetProperty("managedBytesPerIdleConnection").GetDouble() > 0);
+        Assert.Empty(result.GetProperty("serverClosedByReason").EnumerateObject());
+        foreach (var field in new[] { "messagesPerSecond", "latency", "idle", "afterTraffic", "pinnedBytes", "workingSetBytesPerIdleConnection" })
+        {
+            Assert.True(result.TryGetProperty(field, out _), $"result.{field} is missing");
+        }
+    }
+
+    [Fact]
+    public async Task MinSizeAboveMaxSize_FailsNamingBoth()
+    {
+        var (exit, _, error) = await Cli.RunAsync("connections", "-n", "1", "--min-size", "600", "--max-size", "100");
+        Assert.NotEqual(0, exit);
+        Assert.Contains("--min-size", error, StringComparison.Ordinal);
+        Assert.Contains("--max-size", error, StringComparison.Ordinal);
+    }
+}
