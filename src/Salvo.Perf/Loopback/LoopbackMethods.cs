@@ -1,6 +1,6 @@
 namespace Salvo.Perf.Loopback;
 
-/// <summary>The methods <c>salvo loopback</c> knows. Add a new one here (for example GSO send + GRO receive).</summary>
+/// <summary>The methods <c>salvo loopback</c> knows. Add a new one here .</summary>
 internal static class LoopbackMethods
 {
     /// <summary>Every method, in report order; the first <see cref="DefaultCount"/> run by default.</summary>
@@ -9,6 +9,7 @@ internal static class LoopbackMethods
         new NaiveMethod(),
         new SocketMethod(),
         new SalvoMethod(),
+        new SalvoGsoMethod(),
         new SalvoAsyncMethod(),
     ];
 
@@ -16,7 +17,7 @@ internal static class LoopbackMethods
     public const string Baseline = "socket";
 
     /// <summary>How many of <see cref="All"/> run when --methods is not given.</summary>
-    public const int DefaultCount = 3;
+    public const int DefaultCount = 4;
 
     /// <summary>The default method names.</summary>
     public static IReadOnlyList<string> DefaultNames => All.Take(DefaultCount).Select(m => m.Name).ToArray();

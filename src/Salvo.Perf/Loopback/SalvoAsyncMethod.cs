@@ -14,9 +14,9 @@ internal sealed class SalvoAsyncMethod : ILoopbackMethod
 
     public bool IsAsync => true;
 
-    public LoopbackReceiver CreateReceiver(LoopbackPoint point) => new Receiver(SalvoMethod.Open(point), point);
+    public LoopbackReceiver CreateReceiver(LoopbackPoint point) => new Receiver(SalvoMethod.Open(point, offloads: false), point);
 
-    public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) => new Sender(SalvoMethod.Open(point), point, receiver);
+    public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) => new Sender(SalvoMethod.Open(point, offloads: false), point, receiver);
 
     private sealed class Receiver(DatagramSocket socket, LoopbackPoint point) : LoopbackReceiver
     {

@@ -14,20 +14,24 @@ internal sealed class SalvoMethod : ILoopbackMethod
 
     public string Name => "salvo";
 
-    public string Description => "DatagramSocket.Send/Receive with 64-datagram batches (sendmmsg/recvmmsg), blocking, dedicated threads";
+    public string Description => "DatagramSocket.Send/Receive with 64-datagram batches (sendmmsg/recvmmsg), GSO/GRO off, blocking, dedicated threads";
 
     public bool IsAsync => false;
 
-    public LoopbackReceiver CreateReceiver(LoopbackPoint point) => new Receiver(Open(point), point);
+    public LoopbackReceiver CreateReceiver(LoopbackPoint point) =>
+        new BatchReceiver(Open(point, offloads: false), Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1));
 
-    public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) => new Sender(Open(point), point, receiver);
+    public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) => new BatchSender(Open(point, offloads: false), point, receiver);
 
-    internal static DatagramSocket Open(LoopbackPoint point) => new(new DatagramSocketOptions
+    /// <summary>Opens a socket for one end; <paramref name="offloads"/> turns UDP GSO and GRO on or off.</summary>
+    internal static DatagramSocket Open(LoopbackPoint point, bool offloads) => new(new DatagramSocketOptions
     {
         LocalEndPoint = new IPEndPoint(point.ReceiverAddress, 0),
         ReceiveBufferSize = point.SocketBufferBytes,
         SendBufferSize = point.SocketBufferBytes,
         Backend = DatagramBackend.Auto,
+        Gso = offloads,
+        Gro = offloads,
     });
 
     /// <summary>Fills <paramref name="batch"/> with numbered datagrams; returns the next number.</summary>
@@ -42,9 +46,10 @@ internal sealed class SalvoMethod : ILoopbackMethod
         return sequence;
     }
 
-    private sealed class Receiver(DatagramSocket socket, LoopbackPoint point) : LoopbackReceiver
+    /// <summary>Receives batches on a dedicated thread; <paramref name="bufferSize"/> 65,536 lets GRO coalesce.</summary>
+    internal sealed class BatchReceiver(DatagramSocket socket, int bufferSize) : LoopbackReceiver
     {
-        private readonly ReceiveBatch _batch = new(BatchSize, Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1));
+        private readonly ReceiveBatch _batch = new(BatchSize, bufferSize);
 
         public override IPEndPoint LocalEndPoint => socket.LocalEndPoint;
 
@@ -73,7 +78,8 @@ internal sealed class SalvoMethod : ILoopbackMethod
         protected override void Dispose(bool disposing) => socket.Dispose();
     }
 
-    private sealed class Sender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target) : LoopbackSender
+    /// <summary>Sends 64-datagram batches of equal size on a dedicated thread (one GSO message each when GSO is on).</summary>
+    internal sealed class BatchSender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target) : LoopbackSender
     {
         private readonly SendBatch _batch = new(BatchSize, point.PayloadBytes);
         private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
