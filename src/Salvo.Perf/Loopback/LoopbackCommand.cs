@@ -88,6 +88,11 @@ internal static class LoopbackCommand
             samples = runner.Run(cancellationToken);
         }
 
+        if (runner.PinFailure is { } failure)
+        {
+            settings = settings with { Pinned = false, PinNote = failure };
+        }
+
         return new LoopbackReport("loopback", environment, settings, LoopbackResult.Summarize(samples, run.Methods), samples);
     }
 

@@ -15,6 +15,11 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
     private static readonly TimeSpan QuietAfterSender = TimeSpan.FromMilliseconds(50);
     private static readonly TimeSpan MaxDrain = TimeSpan.FromSeconds(2);
 
+    private string? _pinFailure;
+
+    /// <summary>Why a thread could not be pinned (the first failure), or null when every pin held.</summary>
+    public string? PinFailure => Volatile.Read(ref _pinFailure);
+
     /// <summary>Called about every 100 ms while a point runs.</summary>
     public event Action<LoopbackProgress>? Progress;
 
@@ -160,15 +165,15 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
         }
     }
 
-    private static Thread StartThread(string name, int? cpu, Action body, Action<Exception> onFailure)
+    private Thread StartThread(string name, int? cpu, Action body, Action<Exception> onFailure)
     {
         var thread = new Thread(() =>
         {
             try
             {
-                if (cpu is { } c)
+                if (cpu is { } c && !CpuAffinity.TryPinCurrentThread(c, out var reason))
                 {
-                    CpuAffinity.TryPinCurrentThread(c, out _);
+                    Interlocked.CompareExchange(ref _pinFailure, reason, null);
                 }
 
                 body();

@@ -45,7 +45,7 @@ internal static class ClientCommand
         using var channel = await ConnectAsync(host, port, cancellationToken).ConfigureAwait(false);
         var server = channel.Remote.Address.IsIPv4MappedToIPv6 ? channel.Remote.Address.MapToIPv4() : channel.Remote.Address;
         bind ??= server.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any;
-        using var engine = settings.Reverse ? new ReceiveEngine(new IPEndPoint(bind, 0), workers, answerRequests: false) : null;
+        using var engine = settings.Reverse ? ReceiveEngines.Create(new IPEndPoint(bind, 0), workers, answerRequests: false) : null;
         await channel.SendAsync(new ControlMessage("hello", ControlMessage.CurrentVersion, settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds,
             settings.Parallel, settings.Reverse, engine is null ? null : Enumerable.Repeat(engine.LocalEndPoint.Port, settings.Parallel).ToArray()), cancellationToken).ConfigureAwait(false);
         var ready = await Receive(channel, TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false);

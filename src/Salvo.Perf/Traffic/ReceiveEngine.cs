@@ -11,7 +11,7 @@ namespace Salvo.Perf.Traffic;
 /// Data datagrams are accounted per flow; rr requests are answered. This is the seam where a
 /// DatagramServer can take over the workers.
 /// </summary>
-internal sealed class ReceiveEngine : IDisposable
+internal sealed class ReceiveEngine : IReceiveEngine
 {
     private readonly DatagramSocket[] _sockets;
     private readonly Thread[] _threads;

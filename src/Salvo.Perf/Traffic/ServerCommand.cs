@@ -34,7 +34,7 @@ internal static class ServerCommand
 
     public static async Task<int> RunAsync(CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, CancellationToken cancellationToken)
     {
-        using var engine = Bind(() => new ReceiveEngine(new IPEndPoint(address, port), workers, answerRequests: true), address, port);
+        using var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true), address, port);
         using var listener = Bind(() =>
         {
             var socket = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
@@ -83,7 +83,7 @@ internal static class ServerCommand
         return 0;
     }
 
-    private static async Task ServeAsync(CliConsole console, ControlChannel channel, ReceiveEngine engine, IPAddress address, double interval, CancellationToken cancellationToken)
+    private static async Task ServeAsync(CliConsole console, ControlChannel channel, IReceiveEngine engine, IPAddress address, double interval, CancellationToken cancellationToken)
     {
         var hello = await channel.ReceiveAsync(HelloTimeout, cancellationToken).ConfigureAwait(false);
         if (hello.ValidateHello() is { } reason)
