@@ -162,6 +162,31 @@ internal static class LoopbackCommand
             DefaultValueFactory = _ => string.Join(',', LoopbackMethods.DefaultNames),
         };
 
+        public Option<int[]> Workers { get; } = new("--workers", "-w")
+        {
+            Description = "Also measure a DatagramServer with each of these worker counts (methods server-w1, server-w2, ...), for example 1,2,4,8. Defaults to none.",
+            HelpName = "N,N,...",
+            CustomParser = r =>
+            {
+                var counts = new List<int>();
+                foreach (var value in r.Tokens.SelectMany(t => t.Value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)))
+                {
+                    if (int.TryParse(value, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var n) && n is >= 1 and <= 1024)
+                    {
+                        counts.Add(n);
+                    }
+                    else
+                    {
+                        r.AddError($"--workers: '{value}' is not a worker count from 1 to 1024.");
+                    }
+                }
+
+                return counts.ToArray();
+            },
+            DefaultValueFactory = _ => [],
+            AllowMultipleArgumentsPerToken = true,
+        };
+
         public Option<bool> NoPin { get; } = new("--no-pin")
         {
             Description = "Do not pin the sender and receiver threads to CPUs. Defaults to pinning on Linux when 2 or more CPUs are allowed.",
@@ -180,6 +205,7 @@ internal static class LoopbackCommand
             command.Options.Add(Warmup);
             command.Options.Add(Repeat);
             command.Options.Add(Methods);
+            command.Options.Add(Workers);
             command.Options.Add(NoPin);
             command.Options.Add(SenderCpu);
             command.Options.Add(ReceiverCpu);
@@ -188,7 +214,9 @@ internal static class LoopbackCommand
 
         public LoopbackRunOptions Read(ParseResult parse, int[]? sizes = null, int? repetitions = null, double? seconds = null)
         {
-            var methods = ParseMethods(parse.GetValue(Methods)!);
+            var methods = ParseMethods(parse.GetValue(Methods)!)
+                .Concat(parse.GetValue(Workers)!.Distinct().Select(n => (ILoopbackMethod)new ServerMethod(n)))
+                .GroupBy(m => m.Name, StringComparer.OrdinalIgnoreCase).Select(g => g.First()).ToArray();
             var (senderCpu, receiverCpu) = ChooseCpus(parse.GetValue(NoPin), parse.GetValue(SenderCpu), parse.GetValue(ReceiverCpu));
             return new LoopbackRunOptions(
                 methods,

@@ -22,7 +22,7 @@ internal static class LoopbackMethods
     /// <summary>The default method names.</summary>
     public static IReadOnlyList<string> DefaultNames => All.Take(DefaultCount).Select(m => m.Name).ToArray();
 
-    /// <summary>Finds a method by name, or null.</summary>
+    /// <summary>Finds a method by name (<c>server-wN</c> for a DatagramServer with N workers), or null.</summary>
     public static ILoopbackMethod? Find(string name) =>
-        All.FirstOrDefault(m => string.Equals(m.Name, name, StringComparison.OrdinalIgnoreCase));
+        All.FirstOrDefault(m => string.Equals(m.Name, name, StringComparison.OrdinalIgnoreCase)) ?? ServerMethod.TryParse(name);
 }

@@ -1,0 +1,141 @@
+using System.Globalization;
+using System.Net;
+using Salvo.Server;
+
+namespace Salvo.Perf.Loopback;
+
+/// <summary>
+/// The workers axis: a <see cref="DatagramServer"/> with <see cref="Workers"/> receive workers (one
+/// SO_REUSEPORT socket and thread each, batched, GSO/GRO off) counting what arrives, fed by one sender thread
+/// that spreads its batches over four flows (source ports) per worker so the kernel's flow hash reaches
+/// every worker. Named <c>server-wN</c>; <c>salvo loopback --workers 1,2,4,8</c> adds one per count.
+/// </summary>
+internal sealed class ServerMethod(int workers) : ILoopbackMethod
+{
+    public const string Prefix = "server-w";
+
+    private const int FlowsPerWorker = 4;
+
+    public int Workers { get; } = workers;
+
+    public string Name => Prefix + Workers.ToString(CultureInfo.InvariantCulture);
+
+    public string Description => $"DatagramServer with {Workers} worker(s) (SO_REUSEPORT socket and thread each), sender over {FlowsPerWorker * Workers} flows";
+
+    // The workers' threads are the server's own: count allocations process-wide.
+    public bool IsAsync => true;
+
+    /// <summary>Parses <c>server-wN</c>; null for any other name.</summary>
+    public static ServerMethod? TryParse(string name) =>
+        name.StartsWith(Prefix, StringComparison.OrdinalIgnoreCase)
+        && int.TryParse(name.AsSpan(Prefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n is >= 1 and <= 1024
+            ? new ServerMethod(n)
+            : null;
+
+    public LoopbackReceiver CreateReceiver(LoopbackPoint point)
+    {
+        var counter = new CountingHandler(Workers);
+        var server = new DatagramServer(
+            new DatagramServerOptions
+            {
+                EndPoint = new IPEndPoint(point.ReceiverAddress, 0),
+                Workers = Workers,
+                MaxDatagramSize = Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1),
+                ReceiveBufferSize = point.SocketBufferBytes,
+            },
+            counter);
+        server.StartAsync().GetAwaiter().GetResult();
+        return new ServerReceiver(server, counter);
+    }
+
+    public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver)
+    {
+        var sockets = Enumerable.Range(0, FlowsPerWorker * Workers).Select(_ => SalvoMethod.Open(point, offloads: false)).ToArray();
+        return new FlowSender(sockets, point, receiver);
+    }
+
+    /// <summary>Counts datagrams and bytes per worker, without sharing a cache line between workers.</summary>
+    private sealed class CountingHandler(int workers) : IDatagramHandler
+    {
+        private const int Stride = 16;
+        private readonly long[] _counts = new long[workers * Stride];
+
+        public void Handle(in DatagramContext context)
+        {
+            long bytes = 0;
+            foreach (var datagram in context.Datagrams)
+            {
+                bytes += datagram.Length;
+            }
+
+            var slot = context.WorkerIndex * Stride;
+            Volatile.Write(ref _counts[slot], _counts[slot] + context.Datagrams.Count);
+            Volatile.Write(ref _counts[slot + 1], _counts[slot + 1] + bytes);
+        }
+
+        public (long Datagrams, long Bytes) Total()
+        {
+            long datagrams = 0;
+            long bytes = 0;
+            for (var slot = 0; slot < _counts.Length; slot += Stride)
+            {
+                datagrams += Volatile.Read(ref _counts[slot]);
+                bytes += Volatile.Read(ref _counts[slot + 1]);
+            }
+
+            return (datagrams, bytes);
+        }
+    }
+
+    private sealed class ServerReceiver(DatagramServer server, CountingHandler counter) : LoopbackReceiver
+    {
+        public override IPEndPoint LocalEndPoint => server.LocalEndPoint;
+
+        public override void Run(EndpointMeter meter, CancellationToken stop)
+        {
+            long seenDatagrams = 0;
+            long seenBytes = 0;
+            while (!stop.IsCancellationRequested)
+            {
+                Thread.Sleep(5);
+                var (datagrams, bytes) = counter.Total();
+                if (datagrams == seenDatagrams)
+                {
+                    meter.Observe();
+                    continue;
+                }
+
+                meter.Count((int)(datagrams - seenDatagrams), bytes - seenBytes);
+                (seenDatagrams, seenBytes) = (datagrams, bytes);
+            }
+        }
+
+        protected override void Dispose(bool disposing) => server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
+    }
+
+    private sealed class FlowSender(DatagramSocket[] sockets, LoopbackPoint point, IPEndPoint target) : LoopbackSender
+    {
+        private readonly SendBatch _batch = new(SalvoMethod.BatchSize, point.PayloadBytes);
+        private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
+
+        public override void Run(EndpointMeter meter, long maxDatagrams)
+        {
+            long sequence = 0;
+            var flow = 0;
+            while (sequence < maxDatagrams && !meter.IsOver)
+            {
+                sequence = SalvoMethod.Fill(_batch, point.PayloadBytes, _destination, sequence, maxDatagrams);
+                var sent = sockets[flow++ % sockets.Length].Send(_batch);
+                meter.Count(sent, (long)sent * point.PayloadBytes);
+            }
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+            foreach (var socket in sockets)
+            {
+                socket.Dispose();
+            }
+        }
+    }
+}
