@@ -15,8 +15,9 @@ namespace Salvo.Perf.Connections;
 /// </summary>
 internal static class ClientShard
 {
-    // Connects in flight at once: enough to fill the accept backlog, few enough not to time out.
-    private const int ConnectConcurrency = 256;
+    // Connects in flight at once per client process: enough to keep the accept queues busy, few enough that
+    // several client processes on two cores do not time out.
+    private const int ConnectConcurrency = 64;
     private const int TimestampBytes = 8;
 
     public static async Task<int> RunAsync(ClientShardSettings settings, IMessageFramer framer, TextReader commands, TextWriter replies)

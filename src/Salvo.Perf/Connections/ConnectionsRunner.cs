@@ -25,7 +25,7 @@ internal static class ConnectionsRunner
         try
         {
             servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", "0", "--framing", settings.Framing]));
-            var port = int.Parse(servers[0].ExpectAsync(ShardProtocol.Ready, StartTimeout).Result, CultureInfo.InvariantCulture);
+            var port = int.Parse(servers[0].ExpectAsync(ShardProtocol.Ready, StartTimeout).GetAwaiter().GetResult(), CultureInfo.InvariantCulture);
             for (var i = 1; i < shards; i++)
             {
                 servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing]));
@@ -49,7 +49,7 @@ internal static class ConnectionsRunner
             }
 
             var connectTimeout = TimeSpan.FromSeconds(60 + (settings.Count / 1_000.0));
-            var connects = clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Connected, connectTimeout).Result, ShardJson.Default.ClientShardConnected)!).ToList();
+            var connects = clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Connected, connectTimeout).GetAwaiter().GetResult(), ShardJson.Default.ClientShardConnected)!).ToList();
             var connected = connects.Sum(c => c.Connected);
             progress($"{connected:N0} connected ({connects.Sum(c => c.Failures):N0} failed) in {connects.Max(c => c.Seconds):F1} s; measuring idle memory");
             var idle = Measure(servers);
@@ -60,7 +60,7 @@ internal static class ConnectionsRunner
                 progress($"traffic: {settings.RatePerSecond:N0} messages/s for {settings.DurationSeconds} s");
                 Task.WaitAll(clients.Select(c => c.SendAsync(ShardProtocol.Go)), cancellationToken);
                 var trafficTimeout = TimeSpan.FromSeconds(settings.DurationSeconds + 60);
-                results.AddRange(clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Result, trafficTimeout).Result, ShardJson.Default.ClientShardResult)!));
+                results.AddRange(clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Result, trafficTimeout).GetAwaiter().GetResult(), ShardJson.Default.ClientShardResult)!));
             }
 
             var after = Measure(servers);
@@ -92,6 +92,11 @@ internal static class ConnectionsRunner
             progress("closing");
             foreach (var shard in clients.Concat(servers))
             {
+                shard.RequestQuit();
+            }
+
+            foreach (var shard in clients.Concat(servers))
+            {
                 shard.Dispose();
             }
         }
@@ -100,7 +105,7 @@ internal static class ConnectionsRunner
     private static List<ServerShardMemory> Measure(List<ShardProcess> servers)
     {
         Task.WaitAll(servers.Select(s => s.SendAsync(ShardProtocol.Measure)));
-        return servers.Select(s => JsonSerializer.Deserialize(s.ExpectAsync(ShardProtocol.Memory, StartTimeout).Result, ShardJson.Default.ServerShardMemory)!).ToList();
+        return servers.Select(s => JsonSerializer.Deserialize(s.ExpectAsync(ShardProtocol.Memory, StartTimeout).GetAwaiter().GetResult(), ShardJson.Default.ServerShardMemory)!).ToList();
     }
 
     private static MemorySnapshot Sum(List<ServerShardMemory> shards) => new(

@@ -10,6 +10,9 @@ namespace Salvo.Streams;
 /// </summary>
 public sealed class StreamClient : IAsyncDisposable
 {
+    // include/uapi/linux/in.h
+    private const int IpBindAddressNoPort = 24;
+
     private readonly StreamHost _host;
     private readonly TimeSpan _connectTimeout;
     private int _disposed;
@@ -49,6 +52,14 @@ public sealed class StreamClient : IAsyncDisposable
             _host.Configure(socket);
             if (local is not null)
             {
+                if (local.Port == 0 && OperatingSystem.IsLinux() && remote.AddressFamily == AddressFamily.InterNetwork)
+                {
+                    // IP_BIND_ADDRESS_NO_PORT: pick the port at connect time, per destination, instead of at bind
+                    // time from the ports free for every destination; without it, tens of thousands of binds to one
+                    // source address scan the bind table and run out of ports early.
+                    socket.SetRawSocketOption(Interop.Linux.Constants.IPPROTO_IP, IpBindAddressNoPort, BitConverter.GetBytes(1));
+                }
+
                 socket.Bind(local);
             }
 
