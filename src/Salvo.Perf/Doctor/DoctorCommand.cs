@@ -42,6 +42,7 @@ internal static class DoctorCommand
         }
 
         findings.AddRange(WindowsChecks.Run());
+        findings.Add(LibraryProbe.Run());
         return new DoctorReport("doctor", EnvironmentInfo.Capture(), findings);
     }
 
