@@ -102,7 +102,11 @@ public sealed partial class ServerClientTests
             server._run = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, server._stop.Token));
             for (var i = 0; i < 600 && server.Port == 0; i++)
             {
-                Assert.False(server._run.IsCompleted, "the server stopped: " + server.Errors);
+                if (server._run.IsCompleted)
+                {
+                    Assert.Fail($"the server stopped: {server._run.Exception?.GetBaseException().Message} {server.Errors}");
+                }
+
                 await Task.Delay(50);
                 var match = ListeningLine().Match(server.ReadOutput());
                 server.Port = match.Success ? int.Parse(match.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;

@@ -12,7 +12,6 @@ namespace Salvo.Perf.Traffic;
 internal static class ClientCommand
 {
     private static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(5);
-    private static readonly TimeSpan Drain = TimeSpan.FromMilliseconds(250);
 
     public static Command Create(CliConsole console)
     {
@@ -46,6 +45,9 @@ internal static class ClientCommand
         var server = channel.Remote.Address.IsIPv4MappedToIPv6 ? channel.Remote.Address.MapToIPv4() : channel.Remote.Address;
         bind ??= server.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any;
         using var engine = settings.Reverse ? ReceiveEngines.Create(new IPEndPoint(bind, 0), workers, answerRequests: false) : null;
+
+        // Count from before the hello: the server starts sending as soon as it answers ready.
+        engine?.BeginTest();
         await channel.SendAsync(new ControlMessage("hello", ControlMessage.CurrentVersion, settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds,
             settings.Parallel, settings.Reverse, engine is null ? null : Enumerable.Repeat(engine.LocalEndPoint.Port, settings.Parallel).ToArray()), cancellationToken).ConfigureAwait(false);
         var ready = await Receive(channel, TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false);
@@ -78,7 +80,6 @@ internal static class ClientCommand
         }
         else
         {
-            engine.BeginTest();
             var done = Receive(channel, TimeSpan.FromSeconds(settings.DurationSeconds + 30), cancellationToken);
             await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
             {
@@ -91,7 +92,7 @@ internal static class ClientCommand
                 throw new CliException($"the server answered '{message.Type}' instead of done.", CliException.FailureExitCode);
             }
 
-            await Task.Delay(Drain, cancellationToken).ConfigureAwait(false);
+            await TrafficReports.DrainAsync(engine, message.Sent, cancellationToken).ConfigureAwait(false);
             received = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, settings.DurationSeconds), CpuClock.Process() - cpuStart);
             sent = message.Side;
             await channel.SendAsync(new ControlMessage("result", Side: received), cancellationToken).ConfigureAwait(false);

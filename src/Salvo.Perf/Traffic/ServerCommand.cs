@@ -12,7 +12,6 @@ namespace Salvo.Perf.Traffic;
 internal static class ServerCommand
 {
     private static readonly TimeSpan HelloTimeout = TimeSpan.FromSeconds(10);
-    private static readonly TimeSpan Drain = TimeSpan.FromMilliseconds(250);
 
     public static Command Create(CliConsole console)
     {
@@ -34,22 +33,9 @@ internal static class ServerCommand
 
     public static async Task<int> RunAsync(CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, CancellationToken cancellationToken)
     {
-        using var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true), address, port);
-        using var listener = Bind(() =>
-        {
-            var socket = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
-            try
-            {
-                socket.Bind(new IPEndPoint(address, engine.LocalEndPoint.Port));
-                socket.Listen(4);
-                return socket;
-            }
-            catch
-            {
-                socket.Dispose();
-                throw;
-            }
-        }, address, port);
+        var (engine, listener) = Open(address, port, workers);
+        using var engineScope = engine;
+        using var listenerScope = listener;
         console.Line($"salvo server listening on {engine.LocalEndPoint} (TCP control, UDP data, {workers} receive worker(s))");
         if (console.Format != OutputFormat.Text)
         {
@@ -71,6 +57,11 @@ internal static class ServerCommand
             try
             {
                 await ServeAsync(console, channel, engine, address, interval, cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                // Ctrl+C during a test: stop serving; the client sees the connection close.
+                return 0;
             }
             catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException)
             {
@@ -115,7 +106,7 @@ internal static class ServerCommand
                 throw new InvalidDataException($"expected a done message with sent counts, got '{message.Type}'");
             }
 
-            await Task.Delay(Drain, cancellationToken).ConfigureAwait(false);
+            await TrafficReports.DrainAsync(engine, message.Sent, cancellationToken).ConfigureAwait(false);
             local = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, duration), CpuClock.Process() - cpuStart);
             engine.EndTest();
             await channel.SendAsync(new ControlMessage("result", Side: local), cancellationToken).ConfigureAwait(false);
@@ -140,6 +131,37 @@ internal static class ServerCommand
         TrafficReports.PrintSummary(console, local, peer);
     }
 
+    /// <summary>
+    /// Binds the UDP workers, then the TCP control listener on the same port number. With port 0 the UDP
+    /// port is ephemeral and the same number may be taken for TCP (a connection in TIME_WAIT), so a few
+    /// fresh ports are tried.
+    /// </summary>
+    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true), address, port);
+            var listener = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+            try
+            {
+                listener.Bind(new IPEndPoint(address, engine.LocalEndPoint.Port));
+                listener.Listen(4);
+                return (engine, listener);
+            }
+            catch (SocketException e) when (port == 0 && attempt < 10 && e.SocketErrorCode == SocketError.AddressAlreadyInUse)
+            {
+                listener.Dispose();
+                engine.Dispose();
+            }
+            catch (SocketException e)
+            {
+                listener.Dispose();
+                engine.Dispose();
+                throw Explain(e, address, port) ?? throw new CliException($"-p/--port: cannot listen on {address}:{port}: {e.Message}", CliException.FailureExitCode);
+            }
+        }
+    }
+
     /// <summary>Opens something bound to the port, turning "in use" into one clear line naming -p.</summary>
     private static T Bind<T>(Func<T> open, IPAddress address, int port)
     {
@@ -147,13 +169,17 @@ internal static class ServerCommand
         {
             return open();
         }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.AddressAlreadyInUse)
+        catch (SocketException e) when (Explain(e, address, port) is { } explained)
         {
-            throw new CliException($"-p/--port: port {port} is already in use on {address} (TCP or UDP).", CliException.FailureExitCode);
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.AddressNotAvailable)
-        {
-            throw new CliException($"-B/--bind: {address} is not an address of this host.", CliException.FailureExitCode);
+            throw explained;
         }
     }
+
+    /// <summary>The one-line error for a bind failure the user can act on, or null.</summary>
+    private static CliException? Explain(SocketException e, IPAddress address, int port) => e.SocketErrorCode switch
+    {
+        SocketError.AddressAlreadyInUse => new CliException($"-p/--port: port {port} is already in use on {address} (TCP or UDP).", CliException.FailureExitCode),
+        SocketError.AddressNotAvailable => new CliException($"-B/--bind: {address} is not an address of this host.", CliException.FailureExitCode),
+        _ => null,
+    };
 }

@@ -20,6 +20,28 @@ internal static class TrafficReports
         CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)));
 
     /// <summary>
+    /// Waits until the receiver has counted every datagram the sender reported, or nothing new arrived for
+    /// 250 ms, or 3 s passed: the last datagrams may still sit in a socket buffer behind a busy CPU.
+    /// </summary>
+    public static async Task DrainAsync(IReceiveEngine engine, IReadOnlyList<long> sent, CancellationToken cancellationToken)
+    {
+        var expected = sent.Sum();
+        var clock = Stopwatch.StartNew();
+        var last = engine.Snapshot(sent).Datagrams;
+        var lastChange = clock.Elapsed;
+        while (last < expected && clock.Elapsed - lastChange < TimeSpan.FromMilliseconds(250) && clock.Elapsed < TimeSpan.FromSeconds(3))
+        {
+            await Task.Delay(10, cancellationToken).ConfigureAwait(false);
+            var now = engine.Snapshot(sent).Datagrams;
+            if (now != last)
+            {
+                last = now;
+                lastChange = clock.Elapsed;
+            }
+        }
+    }
+
+    /// <summary>
     /// Prints an interval line every <paramref name="interval"/> seconds (0 = none) until <paramref name="until"/>
     /// completes; <paramref name="read"/> returns the running totals (datagrams, bytes, lost, jitter us).
     /// </summary>
