@@ -153,11 +153,7 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
 
     private async ValueTask<bool> SendUdpAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken)
     {
-        if (message.Length > UdpEnvelope.MaxMessageSize)
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(message), message.Length, $"A message over UDP carries at most {UdpEnvelope.MaxMessageSize} bytes; this one has {message.Length}.");
-        }
+        UdpEnvelope.CheckMessageLength(message.Length);
 
         var datagram = ArrayPool<byte>.Shared.Rent(message.Length + UdpEnvelope.HeaderLength);
         try

@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Sockets;
 
 namespace Salvo.Streams;
 
@@ -30,15 +29,7 @@ public sealed class MessageTransportServerOptions
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     public void Validate()
     {
-        if (EndPoint is null)
-        {
-            throw new ArgumentException("EndPoint is required.", nameof(EndPoint));
-        }
-
-        if (EndPoint.AddressFamily is not (AddressFamily.InterNetwork or AddressFamily.InterNetworkV6))
-        {
-            throw new ArgumentException($"EndPoint must be IPv4 or IPv6, not {EndPoint.AddressFamily}.", nameof(EndPoint));
-        }
+        StreamServerOptions.CheckEndPoint(EndPoint);
 
         if (UdpBatchSize is < 1 or > 1024)
         {
