@@ -98,8 +98,13 @@ public sealed partial class StreamConnection : IMessagePeer
 
     internal void Start()
     {
+        if (!_host.TryAdd(this))
+        {
+            _socket.Dispose();
+            return;
+        }
+
         _runningParts = 3;
-        _host.Add(this);
         _host.Metrics.Opened();
         StreamLog.Opened(_host.Logger, Id, RemoteEndPoint);
         try

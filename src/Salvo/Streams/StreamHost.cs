@@ -18,6 +18,7 @@ internal sealed class StreamHost : IDisposable
     private readonly PinnedBufferPool? _ownedPool;
     private readonly Timer? _heartbeat;
     private long _nextId;
+    private volatile bool _stopping;
 
     public StreamHost(StreamOptions options, IStreamHandler handler)
     {
@@ -103,13 +104,26 @@ internal sealed class StreamHost : IDisposable
 
     public long NextId() => Interlocked.Increment(ref _nextId);
 
-    public void Add(StreamConnection connection) => _connections[connection.Id] = connection;
+    /// <summary>Registers a starting connection; false once <see cref="CloseAllAsync"/> has begun (the caller drops it).</summary>
+    public bool TryAdd(StreamConnection connection)
+    {
+        _connections[connection.Id] = connection;
+        if (_stopping)
+        {
+            // Closing began after this connection was accepted but before it started: CloseAllAsync may not see it.
+            _connections.TryRemove(connection.Id, out _);
+            return false;
+        }
+
+        return true;
+    }
 
     public void Remove(StreamConnection connection) => _connections.TryRemove(connection.Id, out _);
 
     /// <summary>Closes every open connection gracefully and waits until all have closed.</summary>
     public Task CloseAllAsync()
     {
+        _stopping = true;
         var closing = new List<Task>(_connections.Count);
         foreach (var connection in _connections.Values)
         {

@@ -106,6 +106,24 @@ public sealed class StreamConnectionTests
     }
 
     [Fact]
+    public async Task MaxConnections_Reached_NextConnectionIsClosedAtOnce()
+    {
+        var serverHandler = new RecordingHandler { Echo = true };
+        await using var server = new StreamServer(new StreamServerOptions { MaxConnections = 1 }, serverHandler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var first = await client.ConnectAsync(server.LocalEndPoint!);
+        await serverHandler.NextConnectionAsync();
+
+        var second = await client.ConnectAsync(server.LocalEndPoint!);
+
+        await second.Completion.WaitAsync(RecordingHandler.Patience);
+        Assert.Equal(StreamCloseReason.RemoteClosed, second.CloseReason);
+        Assert.True(await first.SendAsync(new byte[] { 9 }));
+        Assert.Equal([9], await RecordingHandler.ReceiveAsync(first));
+    }
+
+    [Fact]
     public async Task SendAsync_MessageOverTheLimit_ThrowsAndConnectionStaysOpen()
     {
         var serverHandler = new RecordingHandler { Echo = true };
