@@ -16,6 +16,12 @@ public sealed partial class StreamConnection
         }
 
         CloseReason = reason;
+        if (Volatile.Read(ref _closingSource) is { } closing)
+        {
+            // Callbacks run on the thread pool, not inside whatever started the close.
+            _ = closing.CancelAsync();
+        }
+
         if (reason is StreamCloseReason.MalformedFrame or StreamCloseReason.OversizeFrame or StreamCloseReason.SendTimeout)
         {
             StreamLog.ClosedOnError(_host.Logger, Id, RemoteEndPoint, reason, detail ?? string.Empty);

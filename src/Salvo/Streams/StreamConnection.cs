@@ -26,6 +26,7 @@ public sealed partial class StreamConnection : IMessagePeer
     private Task _receiveLoop = Task.CompletedTask;
     private Task _sendLoop = Task.CompletedTask;
     private TaskCompletionSource? _closedSource;
+    private CancellationTokenSource? _closingSource;
 
     internal StreamConnection(StreamHost host, Socket socket)
     {
@@ -79,6 +80,30 @@ public sealed partial class StreamConnection : IMessagePeer
             }
 
             return source.Task;
+        }
+    }
+
+    /// <summary>
+    /// Cancelled when the connection starts closing (for any reason), so that a handler waiting on something else can
+    /// give up. Created on first use; a connection whose handler never asks carries none.
+    /// </summary>
+    public CancellationToken ClosingToken
+    {
+        get
+        {
+            var source = Volatile.Read(ref _closingSource);
+            if (source is null)
+            {
+                var created = new CancellationTokenSource();
+                source = Interlocked.CompareExchange(ref _closingSource, created, null) ?? created;
+            }
+
+            if (!IsOpen)
+            {
+                source.Cancel();
+            }
+
+            return source.Token;
         }
     }
 

@@ -102,6 +102,8 @@ internal sealed class StreamHost : IDisposable
 
     public int ConnectionCount => _connections.Count;
 
+    public IEnumerable<StreamConnection> Connections => _connections.Values;
+
     public long NextId() => Interlocked.Increment(ref _nextId);
 
     /// <summary>Registers a starting connection; false once <see cref="CloseAllAsync"/> has begun (the caller drops it).</summary>

@@ -106,6 +106,38 @@ public sealed class StreamConnectionTests
     }
 
     [Fact]
+    public async Task ClosingToken_HandlerWaiting_IsCancelledWhenTheConnectionCloses()
+    {
+        var handlerSawCancel = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var handlerStarted = new TaskCompletionSource<StreamConnection>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var handler = StreamHandler.Create(async (connection, _) =>
+        {
+            handlerStarted.TrySetResult(connection);
+            try
+            {
+                await Task.Delay(Timeout.Infinite, connection.ClosingToken);
+            }
+            catch (OperationCanceledException)
+            {
+                handlerSawCancel.TrySetResult();
+            }
+        });
+        await using var server = new StreamServer(new StreamServerOptions(), handler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var clientSide = await client.ConnectAsync(server.LocalEndPoint!);
+        Assert.True(await clientSide.SendAsync(new byte[] { 1 }));
+        var serverSide = await handlerStarted.Task.WaitAsync(RecordingHandler.Patience);
+
+        var closing = serverSide.CloseAsync();
+
+        await handlerSawCancel.Task.WaitAsync(RecordingHandler.Patience);
+        await closing.WaitAsync(RecordingHandler.Patience);
+        Assert.Equal(StreamCloseReason.LocalClose, serverSide.CloseReason);
+        Assert.Empty(server.Connections);
+    }
+
+    [Fact]
     public async Task MaxConnections_Reached_NextConnectionIsClosedAtOnce()
     {
         var serverHandler = new RecordingHandler { Echo = true };
