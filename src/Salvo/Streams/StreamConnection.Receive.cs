@@ -14,6 +14,7 @@ public sealed partial class StreamConnection
         var reason = StreamCloseReason.RemoteClosed;
         string? detail = null;
         var graceful = true;
+        long partial = 0; // bytes of an incomplete frame waiting in the pipe
         try
         {
             while (true)
@@ -29,10 +30,9 @@ public sealed partial class StreamConnection
                 var received = await _socket.ReceiveAsync(writer.GetMemory(1), SocketFlags.None).ConfigureAwait(false);
                 if (received == 0)
                 {
-                    if (reader.TryRead(out var rest) && !rest.Buffer.IsEmpty && IsOpen)
+                    if (partial > 0 && IsOpen)
                     {
-                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({rest.Buffer.Length} bytes of it arrived).");
-                        reader.AdvanceTo(rest.Buffer.End);
+                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({partial} bytes of it arrived).");
                     }
 
                     break;
@@ -61,6 +61,7 @@ public sealed partial class StreamConnection
 
                 // Everything up to the first incomplete frame is consumed; the rest was examined and waits for more.
                 reader.AdvanceTo(buffer.Slice(consumed).Start, buffer.End);
+                partial = buffer.Length - consumed;
             }
         }
         catch (HandlerException e)

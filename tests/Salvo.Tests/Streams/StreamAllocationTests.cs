@@ -10,7 +10,7 @@ public sealed class StreamAllocationTests(ITestOutputHelper output)
     private const int Messages = 20_000;
     private const int Window = 64;
 
-    // Measured 0.3 to 0.9 bytes per echoed message (both ends, whole process): the odd timer or thread-pool
+    // Measured 0.1 to 1.1 bytes per echoed message (both ends, whole process): the odd timer or thread-pool
     // growth, nothing per message. 32 catches any per-message object (the smallest is 24 bytes).
     private const long MaxBytesPerMessage = 32;
 
