@@ -23,7 +23,10 @@ public sealed class MessageTransportServerOptions
     /// <summary>Datagrams received per call on the UDP socket. Defaults to 32.</summary>
     public int UdpBatchSize { get; set; } = 32;
 
-    /// <summary>Settings of the TCP side (framing, queues, timeouts); its EndPoint is replaced by <see cref="EndPoint"/>. Defaults to <see cref="StreamServerOptions"/>' defaults.</summary>
+    /// <summary>
+    /// Settings of the TCP side (framing, queues, timeouts); its EndPoint is replaced by <see cref="EndPoint"/> and its
+    /// Logger also serves the UDP side. Defaults to <see cref="StreamServerOptions"/>' defaults.
+    /// </summary>
     public StreamServerOptions Tcp { get; set; } = new();
 
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>

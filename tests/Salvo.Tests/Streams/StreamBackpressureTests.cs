@@ -58,6 +58,31 @@ public sealed class StreamBackpressureTests
     }
 
     [Fact]
+    public async Task TrySend_PeerNeverReads_RefusesAtTheLimit_AndKeepsTheConnection()
+    {
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(
+            new StreamServerOptions { MaxSendQueueBytes = QueueLimit, SocketSendBufferSize = 16 * 1024 }, serverHandler);
+        server.Start();
+        using var reader = new Socket(SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
+        await reader.ConnectAsync(server.LocalEndPoint!);
+        var connection = await serverHandler.NextConnectionAsync();
+
+        var message = new byte[MessageLength];
+        var accepted = 0;
+        while (accepted < MaxMessages && connection.TrySend(message))
+        {
+            Assert.InRange(connection.QueuedSendBytes, 0, QueueLimit + FrameLength);
+            accepted++;
+        }
+
+        Assert.True(accepted < MaxMessages, "TrySend never refused.");
+        Assert.InRange(connection.QueuedSendBytes, QueueLimit, QueueLimit + FrameLength);
+        Assert.False(connection.TrySend(message));
+        Assert.True(connection.IsOpen);
+    }
+
+    [Fact]
     public async Task SendAsync_QueueFull_WaitsUntilThePeerReads_AndEveryMessageArrives()
     {
         var serverHandler = new RecordingHandler();
