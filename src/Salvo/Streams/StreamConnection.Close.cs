@@ -98,7 +98,6 @@ public sealed partial class StreamConnection
         _host.Remove(this);
         _host.Metrics.Closed(CloseReason);
         Volatile.Write(ref _state, Closed);
-        Volatile.Read(ref _closedSource)?.TrySetResult();
         try
         {
             _host.Handler.OnClosed(this, CloseReason);
@@ -107,5 +106,8 @@ public sealed partial class StreamConnection
         {
             StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e);
         }
+
+        // Last, so that whoever awaits Completion (StopAsync among them) sees OnClosed done.
+        Volatile.Read(ref _closedSource)?.TrySetResult();
     }
 }
