@@ -97,7 +97,6 @@ public sealed partial class StreamConnection
 
         _host.Remove(this);
         _host.Metrics.Closed(CloseReason);
-        Volatile.Write(ref _state, Closed);
         try
         {
             _host.Handler.OnClosed(this, CloseReason);
@@ -106,6 +105,8 @@ public sealed partial class StreamConnection
         {
             StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e);
         }
+
+        Volatile.Write(ref _state, Closed);
 
         // Last, so that whoever awaits Completion (StopAsync among them) sees OnClosed done.
         Volatile.Read(ref _closedSource)?.TrySetResult();
