@@ -85,7 +85,7 @@ public sealed class StreamClient : IAsyncDisposable
             return;
         }
 
-        await _host.CloseAllAsync().ConfigureAwait(false);
+        await _host.CloseAllAsync(CancellationToken.None).ConfigureAwait(false);
         _host.Dispose();
     }
 }

@@ -35,6 +35,18 @@ public sealed partial class StreamConnection
         return Completion;
     }
 
+    /// <summary>Cuts a close short: the socket goes at once, so the graceful steps still waiting end now.</summary>
+    internal void Drop()
+    {
+        if (Volatile.Read(ref _state) == Closed)
+        {
+            return;
+        }
+
+        _output.Reader.CancelPendingRead();
+        _socket.Dispose();
+    }
+
     private async Task CloseCoreAsync(bool graceful)
     {
         try

@@ -122,17 +122,34 @@ internal sealed class StreamHost : IDisposable
 
     public void Remove(StreamConnection connection) => _connections.TryRemove(connection.Id, out _);
 
-    /// <summary>Closes every open connection gracefully and waits until all have closed.</summary>
-    public Task CloseAllAsync()
+    /// <summary>
+    /// Closes every open connection gracefully and waits until all have closed; once
+    /// <paramref name="cancellationToken"/> fires, drops the ones still closing and waits only for that.
+    /// </summary>
+    public async Task CloseAllAsync(CancellationToken cancellationToken)
     {
         _stopping = true;
-        var closing = new List<Task>(_connections.Count);
-        foreach (var connection in _connections.Values)
+        var connections = _connections.Values.ToArray();
+        var closing = new Task[connections.Length];
+        for (var i = 0; i < connections.Length; i++)
         {
-            closing.Add(connection.Close(StreamCloseReason.Shutdown, detail: null, graceful: true));
+            closing[i] = connections[i].Close(StreamCloseReason.Shutdown, detail: null, graceful: true);
         }
 
-        return Task.WhenAll(closing);
+        var all = Task.WhenAll(closing);
+        try
+        {
+            await all.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            foreach (var connection in connections)
+            {
+                connection.Drop();
+            }
+
+            await all.ConfigureAwait(false);
+        }
     }
 
     public void Dispose()

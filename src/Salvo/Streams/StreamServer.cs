@@ -80,8 +80,12 @@ public sealed class StreamServer : IAsyncDisposable
         _acceptLoop = AcceptLoopAsync(listener);
     }
 
-    /// <summary>Stops accepting, closes every connection gracefully (queued messages go out) and waits for them.</summary>
-    public async Task StopAsync()
+    /// <summary>
+    /// Stops accepting, closes every connection gracefully (queued messages go out, each waits at most
+    /// <see cref="StreamOptions.CloseTimeout"/>) and waits for them.
+    /// </summary>
+    /// <param name="cancellationToken">When it fires, connections still closing are dropped at once.</param>
+    public async Task StopAsync(CancellationToken cancellationToken = default)
     {
         if (Interlocked.Exchange(ref _stopped, 1) == 1)
         {
@@ -90,7 +94,7 @@ public sealed class StreamServer : IAsyncDisposable
 
         _listener?.Dispose();
         await _acceptLoop.ConfigureAwait(false);
-        await _host.CloseAllAsync().ConfigureAwait(false);
+        await _host.CloseAllAsync(cancellationToken).ConfigureAwait(false);
         _host.Dispose();
     }
 

@@ -156,6 +156,24 @@ public sealed class StreamConnectionTests
     }
 
     [Fact]
+    public async Task StopAsync_Cancelled_DropsConnectionsWhosePeerNeverCloses()
+    {
+        var serverHandler = new RecordingHandler();
+        var server = new StreamServer(new StreamServerOptions { CloseTimeout = TimeSpan.FromMinutes(10) }, serverHandler);
+        server.Start();
+        using var silent = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        await silent.ConnectAsync(server.LocalEndPoint!);
+        var connection = await serverHandler.NextConnectionAsync();
+
+        // The peer never ends its stream, so a graceful close would wait the whole CloseTimeout.
+        await server.StopAsync(new CancellationToken(canceled: true)).WaitAsync(RecordingHandler.Patience);
+
+        Assert.Equal(StreamCloseReason.Shutdown, connection.CloseReason);
+        Assert.Equal(0, server.ConnectionCount);
+        Assert.True(connection.Completion.IsCompleted);
+    }
+
+    [Fact]
     public async Task SendAsync_MessageOverTheLimit_ThrowsAndConnectionStaysOpen()
     {
         var serverHandler = new RecordingHandler { Echo = true };
