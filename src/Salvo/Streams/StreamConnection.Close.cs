@@ -22,7 +22,7 @@ public sealed partial class StreamConnection
             _ = closing.CancelAsync();
         }
 
-        if (reason is StreamCloseReason.MalformedFrame or StreamCloseReason.OversizeFrame or StreamCloseReason.SendTimeout)
+        if (reason is StreamCloseReason.MalformedFrame or StreamCloseReason.OversizeFrame or StreamCloseReason.SendTimeout or StreamCloseReason.BufferPoolExhausted)
         {
             StreamLog.ClosedOnError(_host.Logger, Id, RemoteEndPoint, reason, detail ?? string.Empty);
         }

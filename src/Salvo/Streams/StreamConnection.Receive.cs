@@ -69,9 +69,13 @@ public sealed partial class StreamConnection
             StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e.InnerException!);
             (reason, detail, graceful) = (StreamCloseReason.HandlerError, e.InnerException!.Message, false);
         }
+        catch (InsufficientMemoryException e)
+        {
+            (reason, detail, graceful) = (StreamCloseReason.BufferPoolExhausted, e.Message, false);
+        }
         catch (Exception e)
         {
-            // Reset, aborted, disposed by a close, or the pool at its limit: this connection ends, the rest go on.
+            // Reset, aborted or disposed by a close: this connection ends, the rest go on.
             (reason, detail, graceful) = (StreamCloseReason.SocketError, e.Message, false);
         }
         finally

@@ -36,7 +36,12 @@ public sealed partial class StreamConnection
                 return false;
             }
 
-            var flush = Enqueue(message.Span).FlushAsync(cancellationToken);
+            if (!Enqueue(message.Span))
+            {
+                return false;
+            }
+
+            var flush = _output.Writer.FlushAsync(cancellationToken);
             if (flush.IsCompleted)
             {
                 return IsAccepted(flush.Result);
@@ -79,7 +84,13 @@ public sealed partial class StreamConnection
             return false;
         }
 
-        var flush = Enqueue(message).FlushAsync();
+        if (!Enqueue(message))
+        {
+            _sendGate.Release();
+            return false;
+        }
+
+        var flush = _output.Writer.FlushAsync();
         if (flush.IsCompleted)
         {
             _sendGate.Release();
@@ -102,13 +113,24 @@ public sealed partial class StreamConnection
         }
     }
 
-    private PipeWriter Enqueue(ReadOnlySpan<byte> message)
+    /// <summary>Encodes into the output pipe; false when the pool ran out mid-frame (the connection is then dropped).</summary>
+    private bool Enqueue(ReadOnlySpan<byte> message)
     {
         var writer = _output.Writer;
-        _host.Framer.Encode(message, writer);
+        try
+        {
+            _host.Framer.Encode(message, writer);
+        }
+        catch (InsufficientMemoryException e)
+        {
+            // Half a frame may be in the pipe: the stream cannot go on, so the connection goes, not just the message.
+            _ = Close(StreamCloseReason.BufferPoolExhausted, e.Message, graceful: false);
+            return false;
+        }
+
         Interlocked.Add(ref _queuedBytes, writer.UnflushedBytes);
         _host.Metrics.MessageSent();
-        return writer;
+        return true;
     }
 
     private async Task ReleaseAfterFlushAsync(ValueTask<FlushResult> flush)

@@ -58,6 +58,37 @@ public sealed class StreamBackpressureTests
     }
 
     [Fact]
+    public async Task SendAsync_CappedPoolRunsOut_DropsOnlyThatConnection_AndGivesTheBlocksBack()
+    {
+        using var pool = new Salvo.Buffers.PinnedBufferPool(maxBytes: Salvo.Buffers.PinnedBufferPool.DefaultSlabSize);
+        var serverHandler = new RecordingHandler { Echo = true };
+        await using var server = new StreamServer(
+            new StreamServerOptions { BufferPool = pool, MaxSendQueueBytes = 1 << 20, SocketSendBufferSize = 16 * 1024 },
+            serverHandler);
+        server.Start();
+        using var reader = new Socket(SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
+        await reader.ConnectAsync(server.LocalEndPoint!);
+        var hog = await serverHandler.NextConnectionAsync();
+
+        // 128 KiB of pool against a 1 MiB queue: the pool runs out first.
+        var message = new byte[60_000];
+        var sent = 0;
+        while (sent < 100 && await hog.SendAsync(message))
+        {
+            sent++;
+        }
+
+        await hog.Completion.WaitAsync(RecordingHandler.Patience);
+        Assert.Equal(StreamCloseReason.BufferPoolExhausted, hog.CloseReason);
+        await StreamTestKit.WaitUntilAsync(() => pool.RentedBlocks == 0, "the dropped connection's blocks are back");
+
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var next = await client.ConnectAsync(server.LocalEndPoint!);
+        Assert.True(await next.SendAsync(new byte[] { 5 }));
+        Assert.Equal([5], await RecordingHandler.ReceiveAsync(next));
+    }
+
+    [Fact]
     public async Task TrySend_PeerNeverReads_RefusesAtTheLimit_AndKeepsTheConnection()
     {
         var serverHandler = new RecordingHandler();
