@@ -36,27 +36,18 @@ public sealed partial class StreamConnection
                 return false;
             }
 
+            if (QueuedSendBytes >= _host.MaxSendQueueBytes && !await WaitForRoomAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return false;
+            }
+
             if (!Enqueue(message.Span))
             {
                 return false;
             }
 
             var flush = _output.Writer.FlushAsync(cancellationToken);
-            if (flush.IsCompleted)
-            {
-                return IsAccepted(flush.Result);
-            }
-
-            _host.Metrics.SendWaited();
-            Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
-            try
-            {
-                return IsAccepted(await flush.ConfigureAwait(false));
-            }
-            finally
-            {
-                Volatile.Write(ref _sendBlockedSince, 0);
-            }
+            return IsAccepted(flush.IsCompleted ? flush.Result : await WaitBlockedAsync(flush).ConfigureAwait(false));
         }
         finally
         {
@@ -102,6 +93,28 @@ public sealed partial class StreamConnection
         return true;
     }
 
+    /// <summary>
+    /// Waits for a full queue to drain to half before writing: after a send cancelled mid-wait, the next one must not
+    /// add a second frame on top of the limit. An empty flush waits exactly as long as the paused writer would.
+    /// </summary>
+    private async ValueTask<bool> WaitForRoomAsync(CancellationToken cancellationToken) =>
+        IsAccepted(await WaitBlockedAsync(_output.Writer.FlushAsync(cancellationToken)).ConfigureAwait(false));
+
+    /// <summary>Awaits a flush held back by a full queue, marked so that the timeout timer can see how long it waits.</summary>
+    private async ValueTask<FlushResult> WaitBlockedAsync(ValueTask<FlushResult> flush)
+    {
+        _host.Metrics.SendWaited();
+        Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
+        try
+        {
+            return await flush.ConfigureAwait(false);
+        }
+        finally
+        {
+            Volatile.Write(ref _sendBlockedSince, 0);
+        }
+    }
+
     private static bool IsAccepted(FlushResult result) => !result.IsCompleted && !result.IsCanceled;
 
     private void CheckLength(int length)
@@ -135,14 +148,12 @@ public sealed partial class StreamConnection
 
     private async Task ReleaseAfterFlushAsync(ValueTask<FlushResult> flush)
     {
-        Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
         try
         {
-            await flush.ConfigureAwait(false);
+            await WaitBlockedAsync(flush).ConfigureAwait(false);
         }
         finally
         {
-            Volatile.Write(ref _sendBlockedSince, 0);
             _sendGate.Release();
         }
     }

@@ -89,6 +89,57 @@ public sealed class StreamBackpressureTests
     }
 
     [Fact]
+    public async Task SendAsync_CancelledWhileWaiting_NextSendStillWaits_AndNothingIsLost()
+    {
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(
+            new StreamServerOptions { MaxSendQueueBytes = QueueLimit, SendTimeout = Timeout.InfiniteTimeSpan, SocketSendBufferSize = 16 * 1024 },
+            serverHandler);
+        server.Start();
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var received = new System.Collections.Concurrent.ConcurrentQueue<byte[]>();
+        var clientHandler = StreamHandler.Create(async (_, message) =>
+        {
+            await release.Task;
+            received.Enqueue(message.ToArray());
+        });
+        await using var client = new StreamClient(new StreamClientOptions { SocketReceiveBufferSize = 4096 }, clientHandler);
+        await client.ConnectAsync(server.LocalEndPoint!);
+        var connection = await serverHandler.NextConnectionAsync();
+
+        using var cancel = new CancellationTokenSource();
+        var sent = 0;
+        ValueTask<bool> blocked = default;
+        while (sent < MaxMessages)
+        {
+            var send = connection.SendAsync(StreamTestKit.Message(sent, MessageLength), cancel.Token);
+            sent++;
+            if (!send.IsCompleted)
+            {
+                blocked = send;
+                break;
+            }
+
+            Assert.True(await send);
+        }
+
+        Assert.True(sent < MaxMessages, "The send queue never filled.");
+        await cancel.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await blocked);
+
+        // The cancelled message stays queued; the next send must wait for room instead of piling on top.
+        var next = connection.SendAsync(StreamTestKit.Message(sent, MessageLength));
+        sent++;
+        Assert.False(next.IsCompleted);
+        Assert.InRange(connection.QueuedSendBytes, QueueLimit, QueueLimit + FrameLength);
+
+        release.SetResult();
+        Assert.True(await next.AsTask().WaitAsync(RecordingHandler.Patience));
+        await StreamTestKit.WaitUntilAsync(() => received.Count >= sent, $"{sent} messages arrived");
+        Assert.Equal(Enumerable.Range(0, sent).Select(i => StreamTestKit.Message(i, MessageLength)), received);
+    }
+
+    [Fact]
     public async Task TrySend_PeerNeverReads_RefusesAtTheLimit_AndKeepsTheConnection()
     {
         var serverHandler = new RecordingHandler();
