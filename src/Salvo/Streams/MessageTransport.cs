@@ -26,6 +26,7 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
     private Task _udpLoop = Task.CompletedTask;
     private StreamClient? _tcpClient;
     private StreamConnection? _tcp;
+    private int _disposed;
 
     /// <summary>Creates a transport; <see cref="ConnectAsync"/> picks the transport.</summary>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
@@ -116,6 +117,11 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
     /// <summary>Closes the transport: a TCP connection closes gracefully; the UDP socket closes at once.</summary>
     public async ValueTask DisposeAsync()
     {
+        if (Interlocked.Exchange(ref _disposed, 1) == 1)
+        {
+            return;
+        }
+
         await _stopping.CancelAsync().ConfigureAwait(false);
         _udp?.Dispose();
         await _udpLoop.ConfigureAwait(false);
@@ -153,11 +159,7 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
 
     private async ValueTask<bool> SendUdpAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken)
     {
-        if (message.Length > UdpEnvelope.MaxMessageSize)
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(message), message.Length, $"A message over UDP carries at most {UdpEnvelope.MaxMessageSize} bytes; this one has {message.Length}.");
-        }
+        UdpEnvelope.CheckMessageLength(message.Length);
 
         var datagram = ArrayPool<byte>.Shared.Rent(message.Length + UdpEnvelope.HeaderLength);
         try

@@ -89,7 +89,8 @@ public sealed class MessageTransportServer : IAsyncDisposable
     }
 
     /// <summary>Stops UDP at once and TCP gracefully (queued messages go out), and waits for both.</summary>
-    public async Task StopAsync()
+    /// <param name="cancellationToken">When it fires, TCP connections still closing are dropped at once.</param>
+    public async Task StopAsync(CancellationToken cancellationToken = default)
     {
         if (_stopping.IsCancellationRequested)
         {
@@ -101,7 +102,7 @@ public sealed class MessageTransportServer : IAsyncDisposable
         await _udpLoop.ConfigureAwait(false);
         if (_tcp is not null)
         {
-            await _tcp.StopAsync().ConfigureAwait(false);
+            await _tcp.StopAsync(cancellationToken).ConfigureAwait(false);
         }
     }
 

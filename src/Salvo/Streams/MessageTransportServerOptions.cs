@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Sockets;
 
 namespace Salvo.Streams;
 
@@ -24,21 +23,16 @@ public sealed class MessageTransportServerOptions
     /// <summary>Datagrams received per call on the UDP socket. Defaults to 32.</summary>
     public int UdpBatchSize { get; set; } = 32;
 
-    /// <summary>Settings of the TCP side (framing, queues, timeouts); its EndPoint is replaced by <see cref="EndPoint"/>. Defaults to <see cref="StreamServerOptions"/>' defaults.</summary>
+    /// <summary>
+    /// Settings of the TCP side (framing, queues, timeouts); its EndPoint is replaced by <see cref="EndPoint"/> and its
+    /// Logger also serves the UDP side. Defaults to <see cref="StreamServerOptions"/>' defaults.
+    /// </summary>
     public StreamServerOptions Tcp { get; set; } = new();
 
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     public void Validate()
     {
-        if (EndPoint is null)
-        {
-            throw new ArgumentException("EndPoint is required.", nameof(EndPoint));
-        }
-
-        if (EndPoint.AddressFamily is not (AddressFamily.InterNetwork or AddressFamily.InterNetworkV6))
-        {
-            throw new ArgumentException($"EndPoint must be IPv4 or IPv6, not {EndPoint.AddressFamily}.", nameof(EndPoint));
-        }
+        StreamServerOptions.CheckEndPoint(EndPoint);
 
         if (UdpBatchSize is < 1 or > 1024)
         {

@@ -31,6 +31,9 @@ public sealed class StreamClient : IAsyncDisposable
     /// <summary>Connections open now.</summary>
     public int ConnectionCount => _host.ConnectionCount;
 
+    /// <summary>The open connections (a live view: connections opened or closed while enumerating may or may not appear), for pushing to all of them.</summary>
+    public IEnumerable<StreamConnection> Connections => _host.Connections;
+
     /// <summary>The pool the connections' pipes rent from.</summary>
     public PinnedBufferPool BufferPool => _host.Pool;
 
@@ -93,7 +96,7 @@ public sealed class StreamClient : IAsyncDisposable
             return;
         }
 
-        await _host.CloseAllAsync().ConfigureAwait(false);
+        await _host.CloseAllAsync(CancellationToken.None).ConfigureAwait(false);
         _host.Dispose();
     }
 }

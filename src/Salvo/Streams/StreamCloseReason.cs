@@ -27,6 +27,9 @@ public enum StreamCloseReason
     /// <summary>The socket failed (reset, aborted).</summary>
     SocketError,
 
+    /// <summary>The buffer pool was at its limit (<see cref="Buffers.PinnedBufferPool.MaxBytes"/>) when the connection needed a block.</summary>
+    BufferPoolExhausted,
+
     /// <summary>The message handler threw.</summary>
     HandlerError,
 

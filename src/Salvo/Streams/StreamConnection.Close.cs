@@ -16,7 +16,13 @@ public sealed partial class StreamConnection
         }
 
         CloseReason = reason;
-        if (reason is StreamCloseReason.MalformedFrame or StreamCloseReason.OversizeFrame or StreamCloseReason.SendTimeout)
+        if (Volatile.Read(ref _closingSource) is { } closing)
+        {
+            // Callbacks run on the thread pool, not inside whatever started the close.
+            _ = closing.CancelAsync();
+        }
+
+        if (reason is StreamCloseReason.MalformedFrame or StreamCloseReason.OversizeFrame or StreamCloseReason.SendTimeout or StreamCloseReason.BufferPoolExhausted)
         {
             StreamLog.ClosedOnError(_host.Logger, Id, RemoteEndPoint, reason, detail ?? string.Empty);
         }
@@ -27,6 +33,18 @@ public sealed partial class StreamConnection
 
         _ = CloseCoreAsync(graceful);
         return Completion;
+    }
+
+    /// <summary>Cuts a close short: the socket goes at once, so the graceful steps still waiting end now.</summary>
+    internal void Drop()
+    {
+        if (Volatile.Read(ref _state) == Closed)
+        {
+            return;
+        }
+
+        _output.Reader.CancelPendingRead();
+        _socket.Dispose();
     }
 
     private async Task CloseCoreAsync(bool graceful)
@@ -91,8 +109,6 @@ public sealed partial class StreamConnection
 
         _host.Remove(this);
         _host.Metrics.Closed(CloseReason);
-        Volatile.Write(ref _state, Closed);
-        Volatile.Read(ref _closedSource)?.TrySetResult();
         try
         {
             _host.Handler.OnClosed(this, CloseReason);
@@ -101,5 +117,10 @@ public sealed partial class StreamConnection
         {
             StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e);
         }
+
+        Volatile.Write(ref _state, Closed);
+
+        // Last, so that whoever awaits Completion (StopAsync among them) sees OnClosed done.
+        Volatile.Read(ref _closedSource)?.TrySetResult();
     }
 }

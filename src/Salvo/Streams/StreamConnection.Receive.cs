@@ -14,6 +14,7 @@ public sealed partial class StreamConnection
         var reason = StreamCloseReason.RemoteClosed;
         string? detail = null;
         var graceful = true;
+        long partial = 0; // bytes of an incomplete frame waiting in the pipe
         try
         {
             while (true)
@@ -29,10 +30,9 @@ public sealed partial class StreamConnection
                 var received = await _socket.ReceiveAsync(writer.GetMemory(1), SocketFlags.None).ConfigureAwait(false);
                 if (received == 0)
                 {
-                    if (reader.TryRead(out var rest) && !rest.Buffer.IsEmpty && IsOpen)
+                    if (partial > 0 && IsOpen)
                     {
-                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({rest.Buffer.Length} bytes of it arrived).");
-                        reader.AdvanceTo(rest.Buffer.End);
+                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({partial} bytes of it arrived).");
                     }
 
                     break;
@@ -61,6 +61,7 @@ public sealed partial class StreamConnection
 
                 // Everything up to the first incomplete frame is consumed; the rest was examined and waits for more.
                 reader.AdvanceTo(buffer.Slice(consumed).Start, buffer.End);
+                partial = buffer.Length - consumed;
             }
         }
         catch (HandlerException e)
@@ -68,9 +69,13 @@ public sealed partial class StreamConnection
             StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e.InnerException!);
             (reason, detail, graceful) = (StreamCloseReason.HandlerError, e.InnerException!.Message, false);
         }
+        catch (InsufficientMemoryException e)
+        {
+            (reason, detail, graceful) = (StreamCloseReason.BufferPoolExhausted, e.Message, false);
+        }
         catch (Exception e)
         {
-            // Reset, aborted, disposed by a close, or the pool at its limit: this connection ends, the rest go on.
+            // Reset, aborted or disposed by a close: this connection ends, the rest go on.
             (reason, detail, graceful) = (StreamCloseReason.SocketError, e.Message, false);
         }
         finally

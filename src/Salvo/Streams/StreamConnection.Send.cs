@@ -36,22 +36,18 @@ public sealed partial class StreamConnection
                 return false;
             }
 
-            var flush = Enqueue(message.Span).FlushAsync(cancellationToken);
-            if (flush.IsCompleted)
+            if (QueuedSendBytes >= _host.MaxSendQueueBytes && !await WaitForRoomAsync(cancellationToken).ConfigureAwait(false))
             {
-                return IsAccepted(flush.Result);
+                return false;
             }
 
-            _host.Metrics.SendWaited();
-            Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
-            try
+            if (!Enqueue(message.Span))
             {
-                return IsAccepted(await flush.ConfigureAwait(false));
+                return false;
             }
-            finally
-            {
-                Volatile.Write(ref _sendBlockedSince, 0);
-            }
+
+            var flush = _output.Writer.FlushAsync(cancellationToken);
+            return IsAccepted(flush.IsCompleted ? flush.Result : await WaitBlockedAsync(flush).ConfigureAwait(false));
         }
         finally
         {
@@ -79,7 +75,13 @@ public sealed partial class StreamConnection
             return false;
         }
 
-        var flush = Enqueue(message).FlushAsync();
+        if (!Enqueue(message))
+        {
+            _sendGate.Release();
+            return false;
+        }
+
+        var flush = _output.Writer.FlushAsync();
         if (flush.IsCompleted)
         {
             _sendGate.Release();
@@ -89,6 +91,28 @@ public sealed partial class StreamConnection
         // Over the limit now: the next sender must wait for the drain, so the lock is held until then.
         _ = ReleaseAfterFlushAsync(flush);
         return true;
+    }
+
+    /// <summary>
+    /// Waits for a full queue to drain to half before writing: after a send cancelled mid-wait, the next one must not
+    /// add a second frame on top of the limit. An empty flush waits exactly as long as the paused writer would.
+    /// </summary>
+    private async ValueTask<bool> WaitForRoomAsync(CancellationToken cancellationToken) =>
+        IsAccepted(await WaitBlockedAsync(_output.Writer.FlushAsync(cancellationToken)).ConfigureAwait(false));
+
+    /// <summary>Awaits a flush held back by a full queue, marked so that the timeout timer can see how long it waits.</summary>
+    private async ValueTask<FlushResult> WaitBlockedAsync(ValueTask<FlushResult> flush)
+    {
+        _host.Metrics.SendWaited();
+        Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
+        try
+        {
+            return await flush.ConfigureAwait(false);
+        }
+        finally
+        {
+            Volatile.Write(ref _sendBlockedSince, 0);
+        }
     }
 
     private static bool IsAccepted(FlushResult result) => !result.IsCompleted && !result.IsCanceled;
@@ -102,25 +126,34 @@ public sealed partial class StreamConnection
         }
     }
 
-    private PipeWriter Enqueue(ReadOnlySpan<byte> message)
+    /// <summary>Encodes into the output pipe; false when the pool ran out mid-frame (the connection is then dropped).</summary>
+    private bool Enqueue(ReadOnlySpan<byte> message)
     {
         var writer = _output.Writer;
-        _host.Framer.Encode(message, writer);
+        try
+        {
+            _host.Framer.Encode(message, writer);
+        }
+        catch (InsufficientMemoryException e)
+        {
+            // Half a frame may be in the pipe: the stream cannot go on, so the connection goes, not just the message.
+            _ = Close(StreamCloseReason.BufferPoolExhausted, e.Message, graceful: false);
+            return false;
+        }
+
         Interlocked.Add(ref _queuedBytes, writer.UnflushedBytes);
         _host.Metrics.MessageSent();
-        return writer;
+        return true;
     }
 
     private async Task ReleaseAfterFlushAsync(ValueTask<FlushResult> flush)
     {
-        Volatile.Write(ref _sendBlockedSince, Environment.TickCount64);
         try
         {
-            await flush.ConfigureAwait(false);
+            await WaitBlockedAsync(flush).ConfigureAwait(false);
         }
         finally
         {
-            Volatile.Write(ref _sendBlockedSince, 0);
             _sendGate.Release();
         }
     }

@@ -26,6 +26,7 @@ public sealed partial class StreamConnection : IMessagePeer
     private Task _receiveLoop = Task.CompletedTask;
     private Task _sendLoop = Task.CompletedTask;
     private TaskCompletionSource? _closedSource;
+    private CancellationTokenSource? _closingSource;
 
     internal StreamConnection(StreamHost host, Socket socket)
     {
@@ -83,6 +84,30 @@ public sealed partial class StreamConnection : IMessagePeer
     }
 
     /// <summary>
+    /// Cancelled when the connection starts closing (for any reason), so that a handler waiting on something else can
+    /// give up. Created on first use; a connection whose handler never asks carries none.
+    /// </summary>
+    public CancellationToken ClosingToken
+    {
+        get
+        {
+            var source = Volatile.Read(ref _closingSource);
+            if (source is null)
+            {
+                var created = new CancellationTokenSource();
+                source = Interlocked.CompareExchange(ref _closingSource, created, null) ?? created;
+            }
+
+            if (!IsOpen)
+            {
+                source.Cancel();
+            }
+
+            return source.Token;
+        }
+    }
+
+    /// <summary>
     /// Closes gracefully: queued messages go out, the peer sees end of stream, and the connection waits up to
     /// <see cref="StreamOptions.CloseTimeout"/> for the peer's own end of stream. Inside a message handler, call it
     /// without awaiting: the close waits for the handler to return.
@@ -98,8 +123,13 @@ public sealed partial class StreamConnection : IMessagePeer
 
     internal void Start()
     {
+        if (!_host.TryAdd(this))
+        {
+            _socket.Dispose();
+            return;
+        }
+
         _runningParts = 3;
-        _host.Add(this);
         _host.Metrics.Opened();
         StreamLog.Opened(_host.Logger, Id, RemoteEndPoint);
         try

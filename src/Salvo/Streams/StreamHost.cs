@@ -18,6 +18,7 @@ internal sealed class StreamHost : IDisposable
     private readonly PinnedBufferPool? _ownedPool;
     private readonly Timer? _heartbeat;
     private long _nextId;
+    private volatile bool _stopping;
 
     public StreamHost(StreamOptions options, IStreamHandler handler)
     {
@@ -101,22 +102,54 @@ internal sealed class StreamHost : IDisposable
 
     public int ConnectionCount => _connections.Count;
 
+    public IEnumerable<StreamConnection> Connections => _connections.Values;
+
     public long NextId() => Interlocked.Increment(ref _nextId);
 
-    public void Add(StreamConnection connection) => _connections[connection.Id] = connection;
+    /// <summary>Registers a starting connection; false once <see cref="CloseAllAsync"/> has begun (the caller drops it).</summary>
+    public bool TryAdd(StreamConnection connection)
+    {
+        _connections[connection.Id] = connection;
+        if (_stopping)
+        {
+            // Closing began after this connection was accepted but before it started: CloseAllAsync may not see it.
+            _connections.TryRemove(connection.Id, out _);
+            return false;
+        }
+
+        return true;
+    }
 
     public void Remove(StreamConnection connection) => _connections.TryRemove(connection.Id, out _);
 
-    /// <summary>Closes every open connection gracefully and waits until all have closed.</summary>
-    public Task CloseAllAsync()
+    /// <summary>
+    /// Closes every open connection gracefully and waits until all have closed; once
+    /// <paramref name="cancellationToken"/> fires, drops the ones still closing and waits only for that.
+    /// </summary>
+    public async Task CloseAllAsync(CancellationToken cancellationToken)
     {
-        var closing = new List<Task>(_connections.Count);
-        foreach (var connection in _connections.Values)
+        _stopping = true;
+        var connections = _connections.Values.ToArray();
+        var closing = new Task[connections.Length];
+        for (var i = 0; i < connections.Length; i++)
         {
-            closing.Add(connection.Close(StreamCloseReason.Shutdown, detail: null, graceful: true));
+            closing[i] = connections[i].Close(StreamCloseReason.Shutdown, detail: null, graceful: true);
         }
 
-        return Task.WhenAll(closing);
+        var all = Task.WhenAll(closing);
+        try
+        {
+            await all.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            foreach (var connection in connections)
+            {
+                connection.Drop();
+            }
+
+            await all.ConfigureAwait(false);
+        }
     }
 
     public void Dispose()

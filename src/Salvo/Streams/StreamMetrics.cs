@@ -59,6 +59,7 @@ internal sealed class StreamMetrics
         StreamCloseReason.OversizeFrame => "oversize_frame",
         StreamCloseReason.SendTimeout => "send_timeout",
         StreamCloseReason.SocketError => "socket_error",
+        StreamCloseReason.BufferPoolExhausted => "buffer_pool_exhausted",
         StreamCloseReason.HandlerError => "handler_error",
         StreamCloseReason.Shutdown => "shutdown",
         _ => throw new UnreachableException($"No tag for {reason}."),

@@ -39,6 +39,9 @@ public sealed class StreamServer : IAsyncDisposable
     /// <summary>Connections open now.</summary>
     public int ConnectionCount => _host.ConnectionCount;
 
+    /// <summary>The open connections (a live view: connections opened or closed while enumerating may or may not appear), for pushing to all of them.</summary>
+    public IEnumerable<StreamConnection> Connections => _host.Connections;
+
     /// <summary>The pool the connections' pipes rent from (see <see cref="PinnedBufferPool.RentedBlocks"/>).</summary>
     public PinnedBufferPool BufferPool => _host.Pool;
 
@@ -82,8 +85,12 @@ public sealed class StreamServer : IAsyncDisposable
         _acceptLoop = AcceptLoopAsync(listener);
     }
 
-    /// <summary>Stops accepting, closes every connection gracefully (queued messages go out) and waits for them.</summary>
-    public async Task StopAsync()
+    /// <summary>
+    /// Stops accepting, closes every connection gracefully (queued messages go out, each waits at most
+    /// <see cref="StreamOptions.CloseTimeout"/>) and waits for them.
+    /// </summary>
+    /// <param name="cancellationToken">When it fires, connections still closing are dropped at once.</param>
+    public async Task StopAsync(CancellationToken cancellationToken = default)
     {
         if (Interlocked.Exchange(ref _stopped, 1) == 1)
         {
@@ -92,7 +99,7 @@ public sealed class StreamServer : IAsyncDisposable
 
         _listener?.Dispose();
         await _acceptLoop.ConfigureAwait(false);
-        await _host.CloseAllAsync().ConfigureAwait(false);
+        await _host.CloseAllAsync(cancellationToken).ConfigureAwait(false);
         _host.Dispose();
     }
 

@@ -22,19 +22,25 @@ public sealed class StreamServerOptions : StreamOptions
     /// </summary>
     public bool ReusePort { get; set; }
 
-    /// <inheritdoc />
-    public override void Validate()
+    /// <summary>Throws when a listen address is missing or neither IPv4 nor IPv6; the message names EndPoint.</summary>
+    internal static void CheckEndPoint(IPEndPoint? endPoint)
     {
-        base.Validate();
-        if (EndPoint is null)
+        if (endPoint is null)
         {
             throw new ArgumentException("EndPoint is required.", nameof(EndPoint));
         }
 
-        if (EndPoint.AddressFamily is not (AddressFamily.InterNetwork or AddressFamily.InterNetworkV6))
+        if (endPoint.AddressFamily is not (AddressFamily.InterNetwork or AddressFamily.InterNetworkV6))
         {
-            throw new ArgumentException($"EndPoint must be IPv4 or IPv6, not {EndPoint.AddressFamily}.", nameof(EndPoint));
+            throw new ArgumentException($"EndPoint must be IPv4 or IPv6, not {endPoint.AddressFamily}.", nameof(EndPoint));
         }
+    }
+
+    /// <inheritdoc />
+    public override void Validate()
+    {
+        base.Validate();
+        CheckEndPoint(EndPoint);
 
         if (Backlog <= 0)
         {

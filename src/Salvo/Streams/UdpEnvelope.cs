@@ -18,6 +18,15 @@ internal static class UdpEnvelope
     /// <summary>The largest message one datagram carries: 65,507 bytes of UDP payload over IPv4, less the type byte.</summary>
     public const int MaxMessageSize = SendBatch.DefaultMaxDatagramSize - HeaderLength;
 
+    public static void CheckMessageLength(int length)
+    {
+        if (length > MaxMessageSize)
+        {
+            throw new ArgumentOutOfRangeException(
+                "message", length, $"A message over UDP carries at most {MaxMessageSize} bytes; this one has {length}.");
+        }
+    }
+
     public static void WriteHandshake(Span<byte> destination, byte type, ulong nonce)
     {
         destination[0] = type;

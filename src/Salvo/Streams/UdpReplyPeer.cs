@@ -16,11 +16,7 @@ internal sealed class UdpReplyPeer(DatagramSocket socket, SendBatch replies) : I
 
     public async ValueTask<bool> SendAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken = default)
     {
-        if (message.Length > UdpEnvelope.MaxMessageSize)
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(message), message.Length, $"A message over UDP carries at most {UdpEnvelope.MaxMessageSize} bytes; this one has {message.Length}.");
-        }
+        UdpEnvelope.CheckMessageLength(message.Length);
 
         if (!TryAdd(message.Span, Source))
         {

@@ -50,7 +50,7 @@ public abstract class FramerContractTests
             consumed += DecodeAll(framer, rest, decoded);
 
             Assert.True(consumed == stream.Length, $"{name}: cut at {cut} consumed {consumed} of {stream.Length}");
-            Assert.Equal(messages, decoded);
+            Assert.True(SameMessages(messages, decoded), $"{name}: cut at {cut} decoded other messages");
         }
     }
 
@@ -114,6 +114,9 @@ public abstract class FramerContractTests
         var e = Assert.Throws<ArgumentOutOfRangeException>(() => Create(maxMessageSize));
         Assert.Equal("maxMessageSize", e.ParamName);
     }
+
+    private static bool SameMessages(byte[][] expected, List<byte[]> actual) =>
+        expected.Length == actual.Count && expected.Zip(actual).All(pair => pair.First.AsSpan().SequenceEqual(pair.Second));
 
     protected static byte[] EncodeAll(IMessageFramer framer, IEnumerable<byte[]> messages)
     {

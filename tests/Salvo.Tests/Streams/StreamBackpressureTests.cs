@@ -58,6 +58,113 @@ public sealed class StreamBackpressureTests
     }
 
     [Fact]
+    public async Task SendAsync_CappedPoolRunsOut_DropsOnlyThatConnection_AndGivesTheBlocksBack()
+    {
+        using var pool = new Salvo.Buffers.PinnedBufferPool(maxBytes: Salvo.Buffers.PinnedBufferPool.DefaultSlabSize);
+        var serverHandler = new RecordingHandler { Echo = true };
+        await using var server = new StreamServer(
+            new StreamServerOptions { BufferPool = pool, MaxSendQueueBytes = 1 << 20, SocketSendBufferSize = 16 * 1024 },
+            serverHandler);
+        server.Start();
+        using var reader = new Socket(SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
+        await reader.ConnectAsync(server.LocalEndPoint!);
+        var hog = await serverHandler.NextConnectionAsync();
+
+        // 128 KiB of pool against a 1 MiB queue: the pool runs out first.
+        var message = new byte[60_000];
+        var sent = 0;
+        while (sent < 100 && await hog.SendAsync(message))
+        {
+            sent++;
+        }
+
+        await hog.Completion.WaitAsync(RecordingHandler.Patience);
+        Assert.Equal(StreamCloseReason.BufferPoolExhausted, hog.CloseReason);
+        await StreamTestKit.WaitUntilAsync(() => pool.RentedBlocks == 0, "the dropped connection's blocks are back");
+
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var next = await client.ConnectAsync(server.LocalEndPoint!);
+        Assert.True(await next.SendAsync(new byte[] { 5 }));
+        Assert.Equal([5], await RecordingHandler.ReceiveAsync(next));
+    }
+
+    [Fact]
+    public async Task SendAsync_CancelledWhileWaiting_NextSendStillWaits_AndNothingIsLost()
+    {
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(
+            new StreamServerOptions { MaxSendQueueBytes = QueueLimit, SendTimeout = Timeout.InfiniteTimeSpan, SocketSendBufferSize = 16 * 1024 },
+            serverHandler);
+        server.Start();
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var received = new System.Collections.Concurrent.ConcurrentQueue<byte[]>();
+        var clientHandler = StreamHandler.Create(async (_, message) =>
+        {
+            await release.Task;
+            received.Enqueue(message.ToArray());
+        });
+        await using var client = new StreamClient(new StreamClientOptions { SocketReceiveBufferSize = 4096 }, clientHandler);
+        await client.ConnectAsync(server.LocalEndPoint!);
+        var connection = await serverHandler.NextConnectionAsync();
+
+        using var cancel = new CancellationTokenSource();
+        var sent = 0;
+        ValueTask<bool> blocked = default;
+        while (sent < MaxMessages)
+        {
+            var send = connection.SendAsync(StreamTestKit.Message(sent, MessageLength), cancel.Token);
+            sent++;
+            if (!send.IsCompleted)
+            {
+                blocked = send;
+                break;
+            }
+
+            Assert.True(await send);
+        }
+
+        Assert.True(sent < MaxMessages, "The send queue never filled.");
+        await cancel.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await blocked);
+
+        // The cancelled message stays queued; the next send must wait for room instead of piling on top.
+        var next = connection.SendAsync(StreamTestKit.Message(sent, MessageLength));
+        sent++;
+        Assert.False(next.IsCompleted);
+        Assert.InRange(connection.QueuedSendBytes, QueueLimit, QueueLimit + FrameLength);
+
+        release.SetResult();
+        Assert.True(await next.AsTask().WaitAsync(RecordingHandler.Patience));
+        await StreamTestKit.WaitUntilAsync(() => received.Count >= sent, $"{sent} messages arrived");
+        Assert.Equal(Enumerable.Range(0, sent).Select(i => StreamTestKit.Message(i, MessageLength)), received);
+    }
+
+    [Fact]
+    public async Task TrySend_PeerNeverReads_RefusesAtTheLimit_AndKeepsTheConnection()
+    {
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(
+            new StreamServerOptions { MaxSendQueueBytes = QueueLimit, SocketSendBufferSize = 16 * 1024 }, serverHandler);
+        server.Start();
+        using var reader = new Socket(SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
+        await reader.ConnectAsync(server.LocalEndPoint!);
+        var connection = await serverHandler.NextConnectionAsync();
+
+        var message = new byte[MessageLength];
+        var accepted = 0;
+        while (accepted < MaxMessages && connection.TrySend(message))
+        {
+            Assert.InRange(connection.QueuedSendBytes, 0, QueueLimit + FrameLength);
+            accepted++;
+        }
+
+        Assert.True(accepted < MaxMessages, "TrySend never refused.");
+        Assert.InRange(connection.QueuedSendBytes, QueueLimit, QueueLimit + FrameLength);
+        Assert.False(connection.TrySend(message));
+        Assert.True(connection.IsOpen);
+    }
+
+    [Fact]
     public async Task SendAsync_QueueFull_WaitsUntilThePeerReads_AndEveryMessageArrives()
     {
         var serverHandler = new RecordingHandler();

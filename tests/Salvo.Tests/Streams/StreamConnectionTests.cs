@@ -106,6 +106,74 @@ public sealed class StreamConnectionTests
     }
 
     [Fact]
+    public async Task ClosingToken_HandlerWaiting_IsCancelledWhenTheConnectionCloses()
+    {
+        var handlerSawCancel = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var handlerStarted = new TaskCompletionSource<StreamConnection>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var handler = StreamHandler.Create(async (connection, _) =>
+        {
+            handlerStarted.TrySetResult(connection);
+            try
+            {
+                await Task.Delay(Timeout.Infinite, connection.ClosingToken);
+            }
+            catch (OperationCanceledException)
+            {
+                handlerSawCancel.TrySetResult();
+            }
+        });
+        await using var server = new StreamServer(new StreamServerOptions(), handler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var clientSide = await client.ConnectAsync(server.LocalEndPoint!);
+        Assert.True(await clientSide.SendAsync(new byte[] { 1 }));
+        var serverSide = await handlerStarted.Task.WaitAsync(RecordingHandler.Patience);
+
+        var closing = serverSide.CloseAsync();
+
+        await handlerSawCancel.Task.WaitAsync(RecordingHandler.Patience);
+        await closing.WaitAsync(RecordingHandler.Patience);
+        Assert.Equal(StreamCloseReason.LocalClose, serverSide.CloseReason);
+        Assert.Empty(server.Connections);
+    }
+
+    [Fact]
+    public async Task MaxConnections_Reached_NextConnectionIsClosedAtOnce()
+    {
+        var serverHandler = new RecordingHandler { Echo = true };
+        await using var server = new StreamServer(new StreamServerOptions { MaxConnections = 1 }, serverHandler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var first = await client.ConnectAsync(server.LocalEndPoint!);
+        await serverHandler.NextConnectionAsync();
+
+        var second = await client.ConnectAsync(server.LocalEndPoint!);
+
+        await second.Completion.WaitAsync(RecordingHandler.Patience);
+        Assert.Equal(StreamCloseReason.RemoteClosed, second.CloseReason);
+        Assert.True(await first.SendAsync(new byte[] { 9 }));
+        Assert.Equal([9], await RecordingHandler.ReceiveAsync(first));
+    }
+
+    [Fact]
+    public async Task StopAsync_Cancelled_DropsConnectionsWhosePeerNeverCloses()
+    {
+        var serverHandler = new RecordingHandler();
+        var server = new StreamServer(new StreamServerOptions { CloseTimeout = TimeSpan.FromMinutes(10) }, serverHandler);
+        server.Start();
+        using var silent = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        await silent.ConnectAsync(server.LocalEndPoint!);
+        var connection = await serverHandler.NextConnectionAsync();
+
+        // The peer never ends its stream, so a graceful close would wait the whole CloseTimeout.
+        await server.StopAsync(new CancellationToken(canceled: true)).WaitAsync(RecordingHandler.Patience);
+
+        Assert.Equal(StreamCloseReason.Shutdown, connection.CloseReason);
+        Assert.Equal(0, server.ConnectionCount);
+        Assert.True(connection.Completion.IsCompleted);
+    }
+
+    [Fact]
     public async Task SendAsync_MessageOverTheLimit_ThrowsAndConnectionStaysOpen()
     {
         var serverHandler = new RecordingHandler { Echo = true };

@@ -82,6 +82,27 @@ public sealed class StreamFaultIsolationTests
     }
 
     [Fact]
+    public async Task StreamEndsInsideAFrame_ClosesAsMalformed_AfterTheWholeFramesBeforeIt()
+    {
+        var logger = new FakeLogger();
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(new StreamServerOptions { Logger = logger }, serverHandler);
+        server.Start();
+        using var peer = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        await peer.ConnectAsync(server.LocalEndPoint!);
+        var connection = await serverHandler.NextConnectionAsync();
+
+        // One whole frame, then 3 of the 10 bytes the next one announces, then end of stream.
+        await peer.SendAsync(new byte[] { 0, 0, 0, 1, 0x41, 0, 0, 0, 10, 1, 2, 3 });
+        peer.Shutdown(SocketShutdown.Send);
+
+        await connection.Completion.WaitAsync(RecordingHandler.Patience);
+        Assert.Equal([0x41], await RecordingHandler.ReceiveAsync(connection));
+        Assert.Equal(StreamCloseReason.MalformedFrame, connection.CloseReason);
+        Assert.Contains(logger.Collector.GetSnapshot(), r => r.Level == LogLevel.Warning && r.Message.Contains("7 bytes", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task HandlerThrows_OnOneConnection_ClosesOnlyIt_WithTheErrorLogged()
     {
         var logger = new FakeLogger();
