@@ -35,4 +35,12 @@ public sealed class ConnectionsTests
         Assert.Contains("--min-size", error, StringComparison.Ordinal);
         Assert.Contains("--max-size", error, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task UnknownFraming_FailsNamingTheOption()
+    {
+        var (exit, _, error) = await Cli.RunAsync("connections", "--framing", "json");
+        Assert.Equal(2, exit);
+        Assert.Contains("--framing", error, StringComparison.Ordinal);
+    }
 }

@@ -66,6 +66,25 @@ internal static class CommonOptions
         return option;
     }
 
+    /// <summary>A word from a fixed set; the error names the option and the choices.</summary>
+    public static Option<string> Choice(string name, string description, params string[] choices)
+    {
+        var option = new Option<string>(name)
+        {
+            Description = $"{description} Defaults to {choices[0]}.",
+            DefaultValueFactory = _ => choices[0],
+            HelpName = string.Join('|', choices),
+        };
+        option.Validators.Add(result =>
+        {
+            if (TryGetValue(result, out string? value) && !choices.Contains(value, StringComparer.Ordinal))
+            {
+                result.AddError($"{name}: '{value}' is not one of {string.Join(", ", choices)}.");
+            }
+        });
+        return option;
+    }
+
     /// <summary>A duration in seconds, greater than 0 and at most a day.</summary>
     public static Option<double> Seconds(string name, string? alias, double defaultValue, string description, double min = 0)
     {

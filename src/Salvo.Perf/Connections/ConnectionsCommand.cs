@@ -30,12 +30,7 @@ internal static class ConnectionsCommand
         var duration = CommonOptions.Seconds("--time", "-t", 10, "Seconds of traffic.");
         var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message in bytes (8 carry the send time).");
         var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message in bytes.");
-        var framing = new Option<string>("--framing")
-        {
-            Description = "length (4-byte big-endian length prefix) or stx (STX...ETX with escapes). Defaults to length.",
-            DefaultValueFactory = _ => "length",
-        };
-        framing.AcceptOnlyFromAmong("length", "stx");
+        var framing = CommonOptions.Choice("--framing", "length (4-byte big-endian length prefix) or stx (STX...ETX with escapes).", "length", "stx");
 
         var command = new Command("connections",
             "Opens --count framed TCP connections from client processes (one 127.0.0.x source address each) to echo " +

@@ -45,12 +45,7 @@ internal static class ShardCommands
         return command;
     }
 
-    private static Option<string> Framing()
-    {
-        var option = new Option<string>("--framing") { Description = "length or stx.", DefaultValueFactory = _ => "length" };
-        option.AcceptOnlyFromAmong("length", "stx");
-        return option;
-    }
+    private static Option<string> Framing() => CommonOptions.Choice("--framing", "length or stx.", "length", "stx");
 
     private static IMessageFramer Framer(string? name) => name == "stx" ? MessageFramer.Delimited : MessageFramer.LengthPrefix;
 }

@@ -34,7 +34,8 @@ internal static class RrCommand
         var s = report.Settings;
         console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
             (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
-            $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? "in-process responder on 127.0.0.1"}");
+            $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on 127.0.0.1"}" +
+            (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty));
         console.Line(report.Environment.Describe());
         ToTable([report.Result]).Write(console);
     }
@@ -42,13 +43,13 @@ internal static class RrCommand
     /// <summary>Results as a table (one row each).</summary>
     public static TextTable ToTable(IEnumerable<RrResult> results)
     {
-        var table = new TextTable("mode", "in flight", "requests/s", "p50 us", "p90 us", "p99 us", "p99.9 us", "p99.99 us", "max us", "lost", "late");
+        var table = new TextTable("mode", "in flight", "requests/s", "p50 us", "p90 us", "p99 us", "p99.9 us", "p99.99 us", "max us", "lost", "late", "process CPU");
         foreach (var r in results)
         {
             var l = r.Latency;
             table.Add(r.Mode, Format.Count(r.Parallel), Format.Count(r.RequestsPerSecond), Format.Fixed(l.P50Microseconds, 1),
                 Format.Fixed(l.P90Microseconds, 1), Format.Fixed(l.P99Microseconds, 1), Format.Fixed(l.P999Microseconds, 1),
-                Format.Fixed(l.P9999Microseconds, 1), Format.Fixed(l.MaxMicroseconds, 1), Format.Count(r.Lost), Format.Count(r.Late));
+                Format.Fixed(l.P9999Microseconds, 1), Format.Fixed(l.MaxMicroseconds, 1), Format.Count(r.Lost), Format.Count(r.Late), Format.Percent(r.ProcessCpuPercent));
         }
 
         return table;
@@ -93,9 +94,31 @@ internal static class RrCommand
 
         public Option<int> Timeout { get; } = CommonOptions.Int("--timeout-ms", null, 1000, 1, 60_000, "Milliseconds after which an unanswered request counts as lost (and, closed loop, is replaced).");
 
+        public Option<string> Responder { get; } = CommonOptions.Choice("--responder",
+            "The in-process responder: socket (one DatagramSocket answering on a thread) or server (a DatagramServer with one worker and a batched handler).",
+            "socket", "server");
+
+        public Option<double> BusyPoll { get; } = new("--busy-poll")
+        {
+            Description = "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU). Defaults to 0 (off).",
+            HelpName = "MICROSECONDS",
+            DefaultValueFactory = _ => 0,
+            Validators =
+            {
+                r =>
+                {
+                    if (CommonOptions.TryGetValue(r, out double v) && (double.IsNaN(v) || v < 0 || v > 1_000_000))
+                    {
+                        r.AddError($"--busy-poll: {v} is outside 0..1000000 microseconds.");
+                    }
+                },
+            },
+        };
+
+
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll })
             {
                 command.Options.Add(option);
             }
@@ -112,8 +135,15 @@ internal static class RrCommand
                 _ = ValueParsers.ParseHostPort(server, "--server");
             }
 
+            var responder = parse.GetValue(Responder)!;
+            var busyPoll = parse.GetValue(BusyPoll);
+            if (busyPoll > 0 && responder != "server")
+            {
+                throw new CliException("--busy-poll: applies to --responder server only.");
+            }
+
             return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
-                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout));
+                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll);
         }
     }
 }

@@ -12,8 +12,18 @@ internal static class RrRunner
     /// <summary>Runs <paramref name="settings"/>; <paramref name="progress"/> gets (seconds, completed) about every 250 ms.</summary>
     public static RrResult Run(RrSettings settings, Action<double, long>? progress, CancellationToken cancellationToken)
     {
-        using var responder = settings.Server is null ? new RrResponder(new IPEndPoint(IPAddress.Loopback, 0)) : null;
-        var target = responder?.LocalEndPoint ?? Resolve(settings.Server!);
+        var loopback = new IPEndPoint(IPAddress.Loopback, 0);
+        using var responder = settings.Server is not null ? null
+            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)))
+            : (IDisposable)new RrResponder(loopback);
+        var target = responder switch
+        {
+            RrResponder socket => socket.LocalEndPoint,
+            RrServerResponder server => server.LocalEndPoint,
+            _ => Resolve(settings.Server!),
+        };
+        var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
+        var wall = Stopwatch.StartNew();
         var begin = MonotonicClock.NowNanoseconds();
         var plan = new RrPlan(settings.RequestBytes, settings.ResponseBytes,
             begin + (long)(settings.WarmupSeconds * 1e9),
@@ -55,7 +65,8 @@ internal static class RrRunner
                 }
             }
 
-            return Summarize(settings, connections);
+            var cpuPercent = (Process.GetCurrentProcess().TotalProcessorTime - cpuBefore).TotalSeconds / wall.Elapsed.TotalSeconds * 100;
+            return Summarize(settings, connections) with { ProcessCpuPercent = cpuPercent };
         }
         finally
         {
@@ -148,6 +159,8 @@ internal static class RrRunner
 /// <param name="WarmupSeconds">Unmeasured seconds first.</param>
 /// <param name="RatePerSecond">Fixed request rate, or 0 for closed loop.</param>
 /// <param name="Server">HOST:PORT of a remote responder, or null for the in-process one.</param>
+/// <param name="Responder">The in-process responder: "socket" (one DatagramSocket on a thread) or "server" (a DatagramServer).</param>
+/// <param name="BusyPollMicroseconds">With the server responder: microseconds its worker spins before blocking (0: off).</param>
 /// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
 internal sealed record RrSettings(
     int RequestBytes,
@@ -158,7 +171,9 @@ internal sealed record RrSettings(
     double WarmupSeconds,
     double RatePerSecond,
     string? Server,
-    int TimeoutMilliseconds);
+    int TimeoutMilliseconds,
+    string Responder = "socket",
+    double BusyPollMicroseconds = 0);
 
 /// <summary>The outcome of one rr run.</summary>
 /// <param name="Mode">"closed-loop" or "fixed-rate".</param>
@@ -174,6 +189,7 @@ internal sealed record RrSettings(
 /// <param name="Malformed">Datagrams that were not valid responses.</param>
 /// <param name="Refused">ICMP errors (nothing listening).</param>
 /// <param name="Latency">Latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
+/// <param name="ProcessCpuPercent">CPU time of the whole process (clients and in-process responder) over the run, percent of one core.</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -187,7 +203,8 @@ internal sealed record RrResult(
     long Late,
     long Malformed,
     long Refused,
-    LatencySummary Latency);
+    LatencySummary Latency,
+    double ProcessCpuPercent = 0);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
 /// <param name="Command">"rr".</param>

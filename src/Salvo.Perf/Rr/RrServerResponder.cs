@@ -1,0 +1,44 @@
+using System.Net;
+using Salvo.Server;
+
+namespace Salvo.Perf.Rr;
+
+/// <summary>
+/// The rr responder on Salvo's server: a <see cref="DatagramServer"/> whose handler answers every request of a
+/// batch into the worker's reply batch, sent in one batched call. With a busy-poll time above zero the
+/// workers spin on non-blocking receives that long before blocking (the server's low-latency mode).
+/// </summary>
+internal sealed class RrServerResponder : IDisposable
+{
+    private readonly DatagramServer _server;
+
+    public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll)
+    {
+        _server = new DatagramServer(
+            new DatagramServerOptions
+            {
+                EndPoint = bind,
+                Workers = workers,
+                BusyPoll = busyPoll,
+                ReceiveBufferSize = 4 << 20,
+                SendBufferSize = 4 << 20,
+            },
+            new Handler());
+        _server.StartAsync().GetAwaiter().GetResult();
+    }
+
+    public IPEndPoint LocalEndPoint => _server.LocalEndPoint;
+
+    public void Dispose() => _server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
+
+    private sealed class Handler : IDatagramHandler
+    {
+        public void Handle(in DatagramContext context)
+        {
+            foreach (var datagram in context.Datagrams)
+            {
+                RrWire.TryAnswer(datagram.Payload, datagram.Source, context.Replies, out _);
+            }
+        }
+    }
+}

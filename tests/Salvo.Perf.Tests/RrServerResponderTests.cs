@@ -1,0 +1,35 @@
+using System.Text.Json;
+
+namespace Salvo.Perf.Tests;
+
+/// <summary><c>salvo rr --responder server</c>: round trips through a DatagramServer, with and without busy polling.</summary>
+[Collection(WholeProcessCollection.Name)]
+public sealed class RrServerResponderTests
+{
+    [Theory]
+    [InlineData("0")]
+    [InlineData("20")]
+    public async Task ServerResponder_AnswersEveryRequest_AndReportsProcessCpu(string busyPoll)
+    {
+        var (exit, output, error) = await Cli.RunAsync("rr", "--responder", "server", "--busy-poll", busyPoll, "-P", "4", "-t", "0.5", "--warmup", "0.1", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        var result = document.RootElement.GetProperty("result");
+        Assert.True(result.GetProperty("completed").GetInt64() > 0, output);
+        Assert.Equal(0, result.GetProperty("malformed").GetInt64());
+        Assert.True(result.GetProperty("processCpuPercent").GetDouble() > 0, output);
+        Assert.Equal("server", document.RootElement.GetProperty("settings").GetProperty("responder").GetString());
+    }
+
+    [Theory]
+    [InlineData("--responder", "thread")]
+    [InlineData("--busy-poll", "5")]
+    [InlineData("--busy-poll", "-1")]
+    public async Task InvalidResponderOptions_FailNamingTheOption(string option, string value)
+    {
+        var (exit, _, error) = await Cli.RunAsync("rr", option, value, "-t", "0.2");
+        Assert.Equal(2, exit);
+        Assert.Contains(option, error, StringComparison.Ordinal);
+    }
+}
