@@ -66,6 +66,22 @@ internal static class CommonOptions
         return option;
     }
 
+    /// <summary>A number that must lie in [min, max] (NaN refused); the error names the option and the unit.</summary>
+    public static Option<double> Double(string name, string? alias, double defaultValue, double min, double max, string unit, string description)
+    {
+        var option = alias is null ? new Option<double>(name) : new Option<double>(name, alias);
+        option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
+        option.DefaultValueFactory = _ => defaultValue;
+        option.Validators.Add(result =>
+        {
+            if (TryGetValue(result, out double value) && (double.IsNaN(value) || value < min || value > max))
+            {
+                result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} is outside {min.ToString(CultureInfo.InvariantCulture)}..{max.ToString(CultureInfo.InvariantCulture)} {unit}.");
+            }
+        });
+        return option;
+    }
+
     /// <summary>A word from a fixed set; the error names the option and the choices.</summary>
     public static Option<string> Choice(string name, string description, params string[] choices)
     {

@@ -70,21 +70,8 @@ internal static class RrCommand
 
         public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds first.", min: 0.01);
 
-        public Option<double> Rate { get; } = new("--rate")
-        {
-            Description = "Fixed rate in requests/s over all connections (open loop; latency from the intended send time). Defaults to 0 (closed loop).",
-            DefaultValueFactory = _ => 0,
-            Validators =
-            {
-                r =>
-                {
-                    if (CommonOptions.TryGetValue(r, out double v) && (double.IsNaN(v) || v < 0 || v > 10_000_000))
-                    {
-                        r.AddError($"--rate: {v} is outside 0..10000000 requests/s.");
-                    }
-                },
-            },
-        };
+        public Option<double> Rate { get; } = CommonOptions.Double("--rate", null, 0, 0, 10_000_000, "requests/s",
+            "Fixed rate in requests/s over all connections (open loop; latency from the intended send time); 0 is the closed loop.");
 
         public Option<string?> Server { get; } = new("--server", "-s")
         {
@@ -98,22 +85,8 @@ internal static class RrCommand
             "The in-process responder: socket (one DatagramSocket answering on a thread) or server (a DatagramServer with one worker and a batched handler).",
             "socket", "server");
 
-        public Option<double> BusyPoll { get; } = new("--busy-poll")
-        {
-            Description = "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU). Defaults to 0 (off).",
-            HelpName = "MICROSECONDS",
-            DefaultValueFactory = _ => 0,
-            Validators =
-            {
-                r =>
-                {
-                    if (CommonOptions.TryGetValue(r, out double v) && (double.IsNaN(v) || v < 0 || v > 1_000_000))
-                    {
-                        r.AddError($"--busy-poll: {v} is outside 0..1000000 microseconds.");
-                    }
-                },
-            },
-        };
+        public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, 0, 0, 1_000_000, "microseconds",
+            "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU); 0 is off.");
 
 
         public void AddTo(Command command)
