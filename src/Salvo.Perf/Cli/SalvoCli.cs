@@ -27,7 +27,7 @@ internal static class SalvoCli
             RrCommand.Create(console),
             SweepCommand.Create(console),
             DoctorCommand.Create(console),
-            Impair.ImpairCommand.Create(console), Soak.SoakCommand.Create(console),
+            Impair.ImpairCommand.Create(console), Soak.SoakCommand.Create(console), Transport.TransportCommand.Create(console),
         };
         root.Options.Add(new HelpOption());
         root.Options.Add(new VersionOption());

@@ -3,7 +3,7 @@ using System.Text.Json.Serialization;
 
 namespace Salvo.Perf.Impair;
 
-/// <summary>Source-generated JSON for the impair and soak documents (camelCase; the names are a stable interface).</summary>
+/// <summary>Source-generated JSON for the impair, soak and transport documents (camelCase; the names are a stable interface).</summary>
 [JsonSourceGenerationOptions(
     PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase,
     DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
@@ -12,6 +12,7 @@ namespace Salvo.Perf.Impair;
 [JsonSerializable(typeof(ImpairCommandReport))]
 [JsonSerializable(typeof(Soak.SoakReport))]
 [JsonSerializable(typeof(Soak.SoakSample))]
+[JsonSerializable(typeof(Transport.TransportReport))]
 internal sealed partial class LabJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>
