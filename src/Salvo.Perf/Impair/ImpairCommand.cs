@@ -24,12 +24,17 @@ internal static class ImpairCommand
         var seed = new Option<ulong>("--seed") { Description = "Seed of the impairments: the same seed and traffic give the same decisions. Defaults to 1.", DefaultValueFactory = _ => 1 };
         var time = CommonOptions.Seconds("--time", "-t", 10, "Seconds to relay.");
         var sessions = CommonOptions.Int("--max-sessions", null, 64, 1, 4096, "Client addresses tracked at once (one upstream socket each).");
+        var tcp = new Option<bool>("--tcp")
+        {
+            Description = "Also pass TCP connections on the listen address through to the forward address, untouched (salvo client's control " +
+                "connection; use the same port number on both sides, e.g. --listen 127.0.0.2:47010 --forward 127.0.0.1:47010). Defaults to off.",
+        };
         var command = new Command("impair",
             "Relays UDP between --listen and --forward in both directions (replies go back to each client's address), " +
             "dropping, duplicating, reordering and delaying datagrams from a seeded generator, and reports per direction " +
             "exactly what it did. Stops after -t seconds.")
         {
-            listen, forward, drop, duplicate, reorder, gap, hold, delay, seed, time, sessions,
+            listen, forward, drop, duplicate, reorder, gap, hold, delay, seed, time, sessions, tcp,
         };
         command.SetAction((parse, cancellationToken) =>
         {
@@ -48,12 +53,12 @@ internal static class ImpairCommand
                 Seed = parse.GetValue(seed),
                 MaxSessions = parse.GetValue(sessions),
             };
-            return RunAsync(console, options, parse.GetValue(time), cancellationToken);
+            return RunAsync(console, options, parse.GetValue(time), parse.GetValue(tcp), cancellationToken);
         });
         return command;
     }
 
-    public static async Task<int> RunAsync(CliConsole console, ImpairOptions options, double seconds, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync(CliConsole console, ImpairOptions options, double seconds, bool passTcp, CancellationToken cancellationToken)
     {
         if (options.GetErrors() is { Count: > 0 } errors)
         {
@@ -72,6 +77,18 @@ internal static class ImpairCommand
 
         using (relay)
         {
+            TcpPassThrough? tcp;
+            try
+            {
+                tcp = passTcp ? new TcpPassThrough(relay.ListenEndPoint, options.Forward) : null;
+            }
+            catch (SocketException e)
+            {
+                throw new CliException($"--tcp: cannot listen on {relay.ListenEndPoint}: {e.Message}", CliException.FailureExitCode);
+            }
+
+            await using var tcpScope = tcp;
+            tcp?.Start();
             relay.Start();
             console.Line($"salvo impair relaying {relay.ListenEndPoint} -> {options.Forward} for {seconds.ToString(CultureInfo.InvariantCulture)} s " +
                 $"(drop {options.Drop:P2}, duplicate {options.Duplicate:P2}, reorder {options.Reorder:P2} gap {options.ReorderGap} hold {options.ReorderHold.TotalMilliseconds} ms, " +
@@ -92,6 +109,11 @@ internal static class ImpairCommand
             }
 
             relay.Stop();
+            if (tcp is not null)
+            {
+                console.Line($"{tcp.Connections} TCP connection(s) passed through untouched.");
+            }
+
             var report = relay.Report();
             var document = new ImpairCommandReport("impair", EnvironmentInfo.Capture(), new ImpairSettings(
                 relay.ListenEndPoint.ToString(), options.Forward.ToString(), options.Drop, options.Duplicate, options.Reorder, options.ReorderGap,

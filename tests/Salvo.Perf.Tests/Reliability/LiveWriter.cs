@@ -75,3 +75,15 @@ internal static class Eventually
         return true;
     }
 }
+
+/// <summary>A theory that needs Linux (/proc); skipped elsewhere with the reason.</summary>
+public sealed class LinuxOnlyTheoryAttribute : TheoryAttribute
+{
+    public LinuxOnlyTheoryAttribute()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Needs Linux.";
+        }
+    }
+}
