@@ -192,7 +192,17 @@ internal sealed class ImpairRelay : IDisposable
         {
             while (!_stop.IsCancellationRequested)
             {
-                await session.Upstream.ReceiveAsync(batch, _stop.Token).ConfigureAwait(false);
+                try
+                {
+                    await session.Upstream.ReceiveAsync(batch, _stop.Token).ConfigureAwait(false);
+                }
+                catch (SocketException)
+                {
+                    // A transient error (an ICMP error queued on the socket): pause briefly so a lasting one cannot spin, then go on.
+                    await Task.Delay(10).ConfigureAwait(false);
+                    continue;
+                }
+
                 foreach (var datagram in batch)
                 {
                     // Only the server's answers go back: the upstream port is not an open door to the client.

@@ -1,12 +1,11 @@
 using System.Text.Json;
-using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 
 namespace Salvo.Perf.Tests.Reliability;
 
 /// <summary><c>salvo impair</c> from the command line: option errors, and server/client through it.</summary>
 [Collection(WholeProcessCollection.Name)]
-public sealed partial class ImpairCommandTests
+public sealed class ImpairCommandTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
@@ -41,7 +40,7 @@ public sealed partial class ImpairCommandTests
         using var stop = new CancellationTokenSource();
         var serverOut = new LiveWriter();
         var server = Task.Run(() => SalvoCli.RunAsync(["server", "-p", "0", "-1"], new CliConsole(serverOut, new LiveWriter(), isTerminal: false), stop.Token));
-        var port = ListeningOn().Match(serverOut.WaitFor("listening on", Bound)).Groups[1].Value;
+        var port = Listening.Port(serverOut.WaitFor("listening on", Bound));
 
         // Same port number on 127.0.0.2: the client's UDP goes where its control connection went, through the relay.
         var relayOut = new LiveWriter();
@@ -69,7 +68,4 @@ public sealed partial class ImpairCommandTests
         Assert.Equal(did.GetProperty("duplicated").GetInt64(), receiver.GetProperty("duplicates").GetInt64());
         Assert.Equal(did.GetProperty("reordered").GetInt64(), receiver.GetProperty("outOfOrder").GetInt64());
     }
-
-    [GeneratedRegex(@"listening on [^\s]*:(\d+)", RegexOptions.CultureInvariant)]
-    private static partial Regex ListeningOn();
 }

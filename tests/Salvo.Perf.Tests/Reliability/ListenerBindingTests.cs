@@ -1,11 +1,10 @@
-using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 
 namespace Salvo.Perf.Tests.Reliability;
 
 /// <summary>What listens binds only where it was told: an echoing or answering UDP port open to the world is a reflector.</summary>
 [Collection(WholeProcessCollection.Name)]
-public sealed partial class ListenerBindingTests
+public sealed class ListenerBindingTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
@@ -19,8 +18,8 @@ public sealed partial class ListenerBindingTests
         var output = new LiveWriter();
         var error = new LiveWriter();
         var run = Task.Run(() => SalvoCli.RunAsync(args, new CliConsole(output, error, isTerminal: false), stop.Token));
-        Assert.True(Eventually.True(() => ListeningOn().IsMatch(output.Text + error.Text), Bound), error.Text);
-        var port = int.Parse(ListeningOn().Match(output.Text + error.Text).Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
+        Assert.True(Eventually.True(() => Listening.Said(output.Text + error.Text), Bound), error.Text);
+        var port = int.Parse(Listening.Port(output.Text + error.Text), System.Globalization.CultureInfo.InvariantCulture);
 
         var udp = ImpairRelayTests.Listeners("/proc/net/udp", port);
         var tcp = ImpairRelayTests.Listeners("/proc/net/tcp", port);
@@ -31,7 +30,4 @@ public sealed partial class ListenerBindingTests
         Assert.Equal(["0100007F"], tcp);
         Assert.Empty(ImpairRelayTests.Listeners("/proc/net/udp6", port));
     }
-
-    [GeneratedRegex(@"listening on [^\s]*:(\d+)", RegexOptions.CultureInvariant)]
-    private static partial Regex ListeningOn();
 }

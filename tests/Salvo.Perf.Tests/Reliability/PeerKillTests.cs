@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 
 namespace Salvo.Perf.Tests.Reliability;
@@ -9,7 +8,7 @@ namespace Salvo.Perf.Tests.Reliability;
 /// its PID mid-stream; the side in this process keeps running, says what happened, and serves again.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
-public sealed partial class PeerKillTests
+public sealed class PeerKillTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
@@ -20,7 +19,7 @@ public sealed partial class PeerKillTests
         var error = new LiveWriter();
         using var stop = new CancellationTokenSource();
         var server = Task.Run(() => SalvoCli.RunAsync(["server", "-p", "0"], new CliConsole(output, error, isTerminal: false), stop.Token));
-        var port = Port(output.WaitFor("listening on", Bound));
+        var port = Listening.Port(output.WaitFor("listening on", Bound));
 
         string childSaid;
         using (var child = StartSalvo("client", "127.0.0.1", "-p", port, "-t", "30", "-b", "2M", "-l", "512", "-i", "0.2"))
@@ -53,7 +52,7 @@ public sealed partial class PeerKillTests
         var output = new LiveWriter();
         var error = new LiveWriter();
         using var child = StartSalvo("server", "-p", "0");
-        port = Port(child.Output.WaitFor("listening on", Bound));
+        port = Listening.Port(child.Output.WaitFor("listening on", Bound));
         var client = Task.Run(() => SalvoCli.RunAsync(["client", "127.0.0.1", "-p", port, "-t", "3", "-b", "2M", "-l", "512", "-i", "0.2"],
             new CliConsole(output, error, isTerminal: false)));
         output.WaitFor("Connected to", Bound);
@@ -66,8 +65,6 @@ public sealed partial class PeerKillTests
         Assert.Equal(CliException.FailureExitCode, exit);
         Assert.StartsWith("salvo: error:", error.Text, StringComparison.Ordinal);
     }
-
-    private static string Port(string text) => ListeningOn().Match(text).Groups[1].Value;
 
     private static Child StartSalvo(params string[] args)
     {
@@ -91,9 +88,6 @@ public sealed partial class PeerKillTests
         process.BeginErrorReadLine();
         return new Child(process, output);
     }
-
-    [GeneratedRegex(@"listening on [^\s]*:(\d+)", RegexOptions.CultureInvariant)]
-    private static partial Regex ListeningOn();
 
     /// <summary>A child salvo process; disposing kills it if it still runs.</summary>
     private sealed record Child(Process Process, LiveWriter Output) : IDisposable

@@ -87,3 +87,14 @@ public sealed class LinuxOnlyTheoryAttribute : TheoryAttribute
         }
     }
 }
+
+/// <summary>Reads the port from a command's "listening on ADDRESS:PORT" line.</summary>
+internal static partial class Listening
+{
+    public static bool Said(string text) => Line().IsMatch(text);
+
+    public static string Port(string text) => Line().Match(text).Groups[1].Value;
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"listening on [^\s]*:(\d+)", System.Text.RegularExpressions.RegexOptions.CultureInvariant)]
+    private static partial System.Text.RegularExpressions.Regex Line();
+}
