@@ -70,6 +70,9 @@ internal sealed class ImpairRelay : IDisposable
     /// <summary>Where clients send (the actual port when 0 was asked for).</summary>
     public IPEndPoint ListenEndPoint => _listen.LocalEndPoint;
 
+    /// <summary>Clients tracked now (each with an upstream socket); idle ones are forgotten after <see cref="ImpairOptions.SessionIdle"/>.</summary>
+    public int ActiveSessions => Sessions().Length;
+
     /// <summary>Copies waiting in every line (delayed or held).</summary>
     public int Pending => Sessions().Sum(s => Locked(s.Up, l => l.Pending) + Locked(s.Down, l => l.Pending));
 
@@ -170,10 +173,14 @@ internal sealed class ImpairRelay : IDisposable
 
                 foreach (var datagram in batch)
                 {
-                    if (FindOrOpen(datagram.Source) is { } session)
+                    // A session retired between the lookup and the take is looked up again (a new one opens).
+                    for (var attempt = 0; attempt < 2 && FindOrOpen(datagram.Source) is { } session; attempt++)
                     {
                         session.Touch();
-                        Take(session.Up, datagram.Payload, session.Upstream, _forward, emissions);
+                        if (Take(session, session.Up, datagram.Payload, session.Upstream, _forward, emissions))
+                        {
+                            break;
+                        }
                     }
                 }
             }
@@ -213,7 +220,11 @@ internal sealed class ImpairRelay : IDisposable
                     }
 
                     session.Touch();
-                    Take(session.Down, datagram.Payload, _listen, session.Client, emissions);
+                    if (!Take(session, session.Down, datagram.Payload, _listen, session.Client, emissions))
+                    {
+                        // The client was forgotten while this reply was in hand: nowhere to send it.
+                        Interlocked.Increment(ref _foreignReplies);
+                    }
                 }
             }
         }
@@ -223,12 +234,19 @@ internal sealed class ImpairRelay : IDisposable
         }
     }
 
-    private void Take(ImpairLine<ImpairPacket> line, ReadOnlySpan<byte> payload, DatagramSocket via, DatagramAddress to, List<Emission<ImpairPacket>> emissions)
+    /// <summary>Passes one datagram into a line; false (and nothing counted) when the session has been retired.</summary>
+    private bool Take(ImpairSession session, ImpairLine<ImpairPacket> line, ReadOnlySpan<byte> payload, DatagramSocket via, DatagramAddress to, List<Emission<ImpairPacket>> emissions)
     {
         var packet = ImpairPacket.Copy(payload);
         long due;
         lock (line)
         {
+            if (session.Retired)
+            {
+                packet.Return();
+                return false;
+            }
+
             if (!line.Accept(packet, MonotonicClock.NowNanoseconds(), emissions))
             {
                 packet.Return();
@@ -242,6 +260,8 @@ internal sealed class ImpairRelay : IDisposable
         {
             _wake.Set();
         }
+
+        return true;
     }
 
     private void Release(ImpairLine<ImpairPacket> line, Action<ImpairLine<ImpairPacket>> release, DatagramSocket via, DatagramAddress to, List<Emission<ImpairPacket>> emissions)
@@ -357,8 +377,18 @@ internal sealed class ImpairRelay : IDisposable
             foreach (var session in idle)
             {
                 _sessions.Remove(session.Client);
-                _retiredUp = _retiredUp.Add(Locked(session.Up, l => l.Report(Up)));
-                _retiredDown = _retiredDown.Add(Locked(session.Down, l => l.Report(Down)));
+
+                // Marked under both line locks: once the counts are taken, no datagram can enter either line.
+                lock (session.Up)
+                {
+                    lock (session.Down)
+                    {
+                        session.Retired = true;
+                        _retiredUp = _retiredUp.Add(session.Up.Report(Up));
+                        _retiredDown = _retiredDown.Add(session.Down.Report(Down));
+                    }
+                }
+
                 session.Dispose();
             }
 
@@ -372,5 +402,5 @@ internal sealed class ImpairRelay : IDisposable
 /// <param name="ServerToClient">The reply direction.</param>
 /// <param name="Sessions">Client addresses seen (each got its own upstream socket).</param>
 /// <param name="SessionsRefused">Datagrams from new clients turned away because the session limit was reached.</param>
-/// <param name="ForeignReplies">Datagrams that reached an upstream socket from somewhere other than the server, ignored.</param>
+/// <param name="ForeignReplies">Datagrams that reached an upstream socket from somewhere other than the server, or for a client already forgotten; ignored.</param>
 internal sealed record ImpairReport(ImpairDirectionReport ClientToServer, ImpairDirectionReport ServerToClient, long Sessions, long SessionsRefused, long ForeignReplies);

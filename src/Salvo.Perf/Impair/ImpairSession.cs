@@ -61,6 +61,9 @@ internal sealed class ImpairSession : IDisposable
     /// <summary>Server to client; lock it while using it.</summary>
     public ImpairLine<ImpairPacket> Down { get; }
 
+    /// <summary>Set (under both line locks) when the relay forgets this client; nothing enters its lines after.</summary>
+    public bool Retired { get; set; }
+
     /// <summary>When a datagram last passed either way, in <see cref="Environment.TickCount64"/> milliseconds.</summary>
     public long LastActivity => Volatile.Read(ref _lastActivity);
 

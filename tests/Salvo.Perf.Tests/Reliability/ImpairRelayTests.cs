@@ -115,6 +115,31 @@ public sealed class ImpairRelayTests
         Assert.Equal(0, report.Pending);
     }
 
+    [Fact]
+    public void Relay_IdleClientForgotten_KeepsItsCountsAndANewSessionOpensOnItsReturn()
+    {
+        using var receiver = DatagramSocket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        using var relay = new ImpairRelay(new ImpairOptions
+        {
+            Listen = new IPEndPoint(IPAddress.Loopback, 0),
+            Forward = receiver.LocalEndPoint,
+            SessionIdle = TimeSpan.FromMilliseconds(200),
+        });
+        relay.Start();
+        using var client = DatagramSocket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        var batch = new SendBatch(1, 16);
+        batch.Add(new byte[1], DatagramAddress.FromIPEndPoint(relay.ListenEndPoint));
+
+        Assert.Equal(1, client.Send(batch));
+        Assert.True(Eventually.True(() => relay.Report().ClientToServer.Forwarded == 1, Bound));
+        Assert.True(Eventually.True(() => relay.ActiveSessions == 0, Bound));
+        Assert.Equal(1, relay.Report().ClientToServer.Forwarded);
+
+        Assert.Equal(1, client.Send(batch));
+        Assert.True(Eventually.True(() => relay.Report().ClientToServer.Forwarded == 2, Bound));
+        Assert.Equal(2, relay.Report().Sessions);
+    }
+
     [LinuxOnlyFact]
     public void Relay_ListensOnlyOnTheGivenAddress()
     {
