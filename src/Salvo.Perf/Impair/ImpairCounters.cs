@@ -44,3 +44,11 @@ internal sealed record ImpairDirectionReport(string Direction, long Received, lo
         Received + other.Received, Forwarded + other.Forwarded, Dropped + other.Dropped, Duplicated + other.Duplicated, Held + other.Held,
         Reordered + other.Reordered, Delayed + other.Delayed, SendErrors + other.SendErrors, Pending + other.Pending);
 }
+
+/// <summary>Everything the relay did.</summary>
+/// <param name="ClientToServer">The forward direction.</param>
+/// <param name="ServerToClient">The reply direction.</param>
+/// <param name="Sessions">Client addresses seen (each got its own upstream socket).</param>
+/// <param name="SessionsRefused">Datagrams from new clients turned away because the session limit was reached.</param>
+/// <param name="ForeignReplies">Datagrams that reached an upstream socket from somewhere other than the server, or for a client already forgotten; ignored.</param>
+internal sealed record ImpairReport(ImpairDirectionReport ClientToServer, ImpairDirectionReport ServerToClient, long Sessions, long SessionsRefused, long ForeignReplies);
