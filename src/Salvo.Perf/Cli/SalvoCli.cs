@@ -20,7 +20,8 @@ internal static class SalvoCli
         var root = new Command("salvo",
             "salvo: measures UDP on this host. Throughput and loss of plain .NET sockets against Salvo's batched " +
             "paths (loopback), iperf3-style tests between two hosts (server/client), request/response latency (rr), " +
-            "size sweeps with an HTML report (sweep), and what limits UDP here (doctor).")
+            "size sweeps with an HTML report (sweep), many TCP connections (connections), an impairment relay (impair), " +
+            "a mixed-load soak (soak), UDP-first transport with TCP fallback (transport), and what limits UDP here (doctor).")
         {
             LoopbackCommand.Create(console),
             ServerCommand.Create(console),
@@ -29,6 +30,9 @@ internal static class SalvoCli
             SweepCommand.Create(console),
             DoctorCommand.Create(console),
             ConnectionsCommand.Create(console),
+            Impair.ImpairCommand.Create(console),
+            Soak.SoakCommand.Create(console),
+            Transport.TransportCommand.Create(console),
         };
         root.Options.Add(new HelpOption());
         root.Options.Add(new VersionOption());
