@@ -102,7 +102,13 @@ internal static class CommonOptions
     }
 
     /// <summary>A duration in seconds, greater than 0 and at most a day.</summary>
-    public static Option<double> Seconds(string name, string? alias, double defaultValue, string description, double min = 0)
+    /// <param name="name">The option's name.</param>
+    /// <param name="alias">Its short alias, or null.</param>
+    /// <param name="defaultValue">The default.</param>
+    /// <param name="description">Help text.</param>
+    /// <param name="min">The smallest value allowed.</param>
+    /// <param name="allowZero">Whether 0 is allowed (an interval that means "none"); otherwise the value must be above <paramref name="min"/>.</param>
+    public static Option<double> Seconds(string name, string? alias, double defaultValue, string description, double min = 0, bool allowZero = false)
     {
         var option = alias is null ? new Option<double>(name) : new Option<double>(name, alias);
         option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
@@ -110,7 +116,8 @@ internal static class CommonOptions
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
         {
-            if (TryGetValue(result, out double value) && (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0)))
+            if (TryGetValue(result, out double value) && !(allowZero && value == 0)
+                && (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0)))
             {
                 result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range (above {min.ToString(CultureInfo.InvariantCulture)}, at most 86400).");
             }

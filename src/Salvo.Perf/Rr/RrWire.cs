@@ -37,7 +37,11 @@ internal static class RrWire
         return Math.Clamp(BinaryPrimitives.ReadInt32BigEndian(datagram[PayloadHeader.Size..]), MinResponse, Cli.ValueParsers.MaxUdpPayload);
     }
 
-    /// <summary>Appends the response to <paramref name="request"/> to <paramref name="replies"/>; false when the batch is full.</summary>
+    /// <summary>
+    /// Appends the response to <paramref name="request"/> to <paramref name="replies"/>; false when the batch is full.
+    /// A response larger than its request goes only to a loopback source: anywhere else a spoofed 28-byte request
+    /// could aim 65,507 bytes (2,340 times as much) at a victim, so the response is cut to the request's length.
+    /// </summary>
     public static bool TryAnswer(ReadOnlySpan<byte> request, DatagramAddress source, SendBatch replies, out bool malformed)
     {
         var length = TryReadRequest(request, out var header);
@@ -47,6 +51,11 @@ internal static class RrWire
             return true;
         }
 
+        if (length > request.Length && !IsLoopback(source))
+        {
+            length = Math.Max(MinResponse, request.Length);
+        }
+
         if (!replies.TryAdd(length, source, out var response))
         {
             return false;
@@ -54,5 +63,13 @@ internal static class RrWire
 
         (header with { Kind = PayloadKind.Response }).Write(response);
         return true;
+    }
+
+    private static bool IsLoopback(DatagramAddress source)
+    {
+        var address = source.Unmap();
+        Span<byte> bytes = stackalloc byte[16];
+        var length = address.WriteAddressBytes(bytes);
+        return length == 4 ? bytes[0] == 127 : bytes[..15].IndexOfAnyExcept((byte)0) < 0 && bytes[15] == 1;
     }
 }
