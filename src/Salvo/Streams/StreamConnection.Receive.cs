@@ -14,6 +14,7 @@ public sealed partial class StreamConnection
         var reason = StreamCloseReason.RemoteClosed;
         string? detail = null;
         var graceful = true;
+        long held = 0; // bytes of an incomplete frame after the last read
         try
         {
             while (true)
@@ -29,10 +30,11 @@ public sealed partial class StreamConnection
                 var received = await _socket.ReceiveAsync(writer.GetMemory(1), SocketFlags.None).ConfigureAwait(false);
                 if (received == 0)
                 {
-                    if (reader.TryRead(out var rest) && !rest.Buffer.IsEmpty && IsOpen)
+                    // Counted, not re-read: TryRead here found no data once the reader had examined all of it, so a
+                    // cut-off frame used to close as RemoteClosed and was dropped without a word.
+                    if (held > 0 && IsOpen)
                     {
-                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({rest.Buffer.Length} bytes of it arrived).");
-                        reader.AdvanceTo(rest.Buffer.End);
+                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({held} bytes of it arrived).");
                     }
 
                     break;
@@ -61,6 +63,7 @@ public sealed partial class StreamConnection
 
                 // Everything up to the first incomplete frame is consumed; the rest was examined and waits for more.
                 reader.AdvanceTo(buffer.Slice(consumed).Start, buffer.End);
+                held = buffer.Length - consumed;
             }
         }
         catch (HandlerException e)
