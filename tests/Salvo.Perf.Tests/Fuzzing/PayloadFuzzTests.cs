@@ -57,10 +57,13 @@ public sealed class PayloadFuzzTests(ITestOutputHelper output)
             Assert.Equal(expected, RrWire.TryReadRequest(input, out _));
 
             // The answer is as long as asked (clamped), written into the batch's arena: nothing allocated for it.
-            replies.Clear();
-            var before = GC.GetAllocatedBytesForCurrentThread();
-            var added = RrWire.TryAnswer(input, default, replies, out var malformed);
-            var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            var (added, malformed, allocated) = Answer(input, replies);
+            if (allocated != 0)
+            {
+                // The runtime rarely allocates on this thread mid-call (see FramerStreamModel); the input's own cost repeats.
+                (added, malformed, allocated) = Answer(input, replies);
+            }
+
             Assert.True(added);
             Assert.Equal(0, allocated);
             Assert.Equal(!valid, malformed);
@@ -120,6 +123,14 @@ public sealed class PayloadFuzzTests(ITestOutputHelper output)
 
         Assert.Empty(FuzzCorpus.Check(Header, new Dictionary<string, byte[]> { ["data"] = data, ["response-padded"] = response, ["request"] = small }));
         Assert.Empty(FuzzCorpus.Check(Request, new Dictionary<string, byte[]> { ["small"] = small, ["largest"] = large }));
+    }
+
+    private static (bool Added, bool Malformed, long Allocated) Answer(byte[] request, SendBatch replies)
+    {
+        replies.Clear();
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        var added = RrWire.TryAnswer(request, default, replies, out var malformed);
+        return (added, malformed, GC.GetAllocatedBytesForCurrentThread() - before);
     }
 
     private static HeaderError ExpectedError(byte[] input) =>

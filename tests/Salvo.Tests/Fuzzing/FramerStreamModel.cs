@@ -34,10 +34,16 @@ internal static class FramerStreamModel
             {
                 scratch.ResetWrittenCount();
                 var input = buffer.Slice(offset);
-                var before = GC.GetAllocatedBytesForCurrentThread();
-                var result = framer.TryDecode(input, scratch);
-                var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-                Assert.True(allocated <= MaxAllocationPerDecode, $"TryDecode of {input.Length} bytes allocated {allocated} bytes ({result.Status}).");
+                var (result, allocated) = Decode(framer, input, scratch);
+                if (allocated > MaxAllocationPerDecode)
+                {
+                    // Once in about a million calls the runtime allocates on this thread during a decode (seen: 6,168
+                    // bytes in the 435,697th iteration of a 30 s run, not repeated on the same input 20,000 times). An
+                    // allocation the input causes comes back when the same decode runs again.
+                    scratch.ResetWrittenCount();
+                    (result, allocated) = Decode(framer, input, scratch);
+                    Assert.True(allocated <= MaxAllocationPerDecode, $"TryDecode of {input.Length} bytes allocated {allocated} bytes ({result.Status}).");
+                }
                 if (result.Status == FrameDecodeStatus.Malformed)
                 {
                     Assert.NotEqual(FrameError.None, result.Error);
@@ -70,6 +76,13 @@ internal static class FramerStreamModel
         }
 
         return new FramerOutcome(messages, FrameError.None, stream.Length - consumed);
+    }
+
+    private static (FrameDecodeResult Result, long Allocated) Decode(IMessageFramer framer, in ReadOnlySequence<byte> input, ArrayBufferWriter<byte> scratch)
+    {
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        var result = framer.TryDecode(input, scratch);
+        return (result, GC.GetAllocatedBytesForCurrentThread() - before);
     }
 
     /// <summary>Every frame of <paramref name="messages"/>, back to back.</summary>
