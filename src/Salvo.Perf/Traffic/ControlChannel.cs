@@ -86,6 +86,12 @@ internal sealed class ControlChannel(Socket socket) : IDisposable
             throw new InvalidDataException($"control message has no type: '{Encoding.UTF8.GetString(line[..Math.Min(line.Length, 80)])}'");
         }
 
+        // The side report is printed as a table row keyed by its role; a report without one ended the server's loop.
+        if (message.Side is { Role: not ("sender" or "receiver") } side)
+        {
+            throw new InvalidDataException($"control message '{message.Type}' has a side report with role '{side.Role ?? "(none)"}'; expected sender or receiver");
+        }
+
         return message;
     }
 

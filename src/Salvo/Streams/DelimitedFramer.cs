@@ -118,6 +118,14 @@ public sealed class DelimitedFramer : IMessageFramer
                 FrameError.TooLarge, $"The frame holds more than {MaxMessageSize} message bytes without an ETX (the limit).");
         }
 
+        if (body.Length > MaxFrameSize - 2)
+        {
+            // Valid escapes at most double a message, so a longer body has a DLE escaping a DLE. Caught here and not at
+            // an ETX that may never come: counting every DLE as an escape let STX then endless DLEs buffer without bound.
+            return FrameDecodeResult.Malformed(
+                FrameError.BadEscape, $"A frame of {body.Length} bytes cannot hold a message of at most {MaxMessageSize} bytes unless a DLE (0x10) escapes a DLE.");
+        }
+
         if (end is null)
         {
             return FrameDecodeResult.NeedMore;

@@ -14,7 +14,7 @@ public sealed partial class StreamConnection
         var reason = StreamCloseReason.RemoteClosed;
         string? detail = null;
         var graceful = true;
-        long partial = 0; // bytes of an incomplete frame waiting in the pipe
+        long held = 0; // bytes of an incomplete frame after the last read
         try
         {
             while (true)
@@ -30,9 +30,11 @@ public sealed partial class StreamConnection
                 var received = await _socket.ReceiveAsync(writer.GetMemory(1), SocketFlags.None).ConfigureAwait(false);
                 if (received == 0)
                 {
-                    if (partial > 0 && IsOpen)
+                    // Counted, not re-read: TryRead here found no data once the reader had examined all of it, so a
+                    // cut-off frame used to close as RemoteClosed and was dropped without a word.
+                    if (held > 0 && IsOpen)
                     {
-                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({partial} bytes of it arrived).");
+                        (reason, detail) = (StreamCloseReason.MalformedFrame, $"The stream ended inside a frame ({held} bytes of it arrived).");
                     }
 
                     break;
@@ -61,7 +63,7 @@ public sealed partial class StreamConnection
 
                 // Everything up to the first incomplete frame is consumed; the rest was examined and waits for more.
                 reader.AdvanceTo(buffer.Slice(consumed).Start, buffer.End);
-                partial = buffer.Length - consumed;
+                held = buffer.Length - consumed;
             }
         }
         catch (HandlerException e)
