@@ -5,8 +5,10 @@ namespace Salvo.Streams;
 public sealed partial class StreamConnection
 {
     // The receive loop, the send loop and the close routine each finish on their own; the last one to
-    // finish releases the connection's buffers and reports it closed, so nobody waits on a handler.
+    // finish releases the connection's buffers and reports it closed. A handler that does not return within
+    // the close timeout is not waited for: its part is counted done and its input blocks come back when it returns.
     private int _runningParts;
+    private int _receiveReported;
 
     internal Task Close(StreamCloseReason reason, string? detail, bool graceful)
     {
@@ -45,6 +47,29 @@ public sealed partial class StreamConnection
 
         _output.Reader.CancelPendingRead();
         _socket.Dispose();
+        ReceivePartDone();
+    }
+
+    /// <summary>The receive loop's part is done: called by the loop as it ends, or on its behalf when its handler is stuck.</summary>
+    private void ReceivePartDone()
+    {
+        if (Interlocked.Exchange(ref _receiveReported, 1) == 0)
+        {
+            PartDone();
+        }
+    }
+
+    private async Task WatchForStuckHandlerAsync()
+    {
+        try
+        {
+            await _receiveLoop.WaitAsync(_host.CloseTimeout).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            StreamLog.HandlerStuck(_host.Logger, Id, RemoteEndPoint, _host.CloseTimeout);
+            ReceivePartDone();
+        }
     }
 
     private async Task CloseCoreAsync(bool graceful)
@@ -67,6 +92,7 @@ public sealed partial class StreamConnection
         {
             _output.Reader.CancelPendingRead();
             _socket.Dispose();
+            _ = WatchForStuckHandlerAsync();
             PartDone();
         }
     }

@@ -88,7 +88,7 @@ public sealed partial class StreamConnection
         }
 
         _ = Close(reason, detail, graceful);
-        PartDone();
+        ReceivePartDone();
     }
 
     /// <summary>

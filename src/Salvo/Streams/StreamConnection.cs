@@ -110,7 +110,7 @@ public sealed partial class StreamConnection : IMessagePeer
     /// <summary>
     /// Closes gracefully: queued messages go out, the peer sees end of stream, and the connection waits up to
     /// <see cref="StreamOptions.CloseTimeout"/> for the peer's own end of stream. Inside a message handler, call it
-    /// without awaiting: the close waits for the handler to return.
+    /// without awaiting: the close waits for the handler to return (up to the close timeout).
     /// </summary>
     /// <returns>A task that completes when the connection has closed.</returns>
     public Task CloseAsync() => Close(StreamCloseReason.LocalClose, detail: null, graceful: true);

@@ -18,6 +18,9 @@ internal static partial class StreamLog
     [LoggerMessage(EventId = 3004, Level = LogLevel.Error, Message = "Connection {ConnectionId} with {RemoteEndPoint} closed: the message handler threw")]
     public static partial void HandlerFailed(ILogger logger, long connectionId, EndPoint? remoteEndPoint, Exception exception);
 
+    [LoggerMessage(EventId = 3007, Level = LogLevel.Warning, Message = "Connection {ConnectionId} with {RemoteEndPoint} closed while its message handler still ran after {CloseTimeout}; its receive buffers come back when the handler returns")]
+    public static partial void HandlerStuck(ILogger logger, long connectionId, EndPoint? remoteEndPoint, TimeSpan closeTimeout);
+
     [LoggerMessage(EventId = 3005, Level = LogLevel.Warning, Message = "Accepting a connection on {EndPoint} failed; accepting goes on")]
     public static partial void AcceptFailed(ILogger logger, EndPoint endPoint, Exception exception);
 

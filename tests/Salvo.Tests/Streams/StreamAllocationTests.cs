@@ -10,8 +10,8 @@ public sealed class StreamAllocationTests(ITestOutputHelper output)
     private const int Messages = 20_000;
     private const int Window = 64;
 
-    // Measured 0.1 to 1.1 bytes per echoed message (both ends, whole process): the odd timer or thread-pool
-    // growth, nothing per message. 32 catches any per-message object (the smallest is 24 bytes).
+    // Measured 0.1 bytes per echoed message, both ends, whole process, in the best of three rounds (one round
+    // alone: up to 13.8). 32 catches any object allocated per message (the smallest is 24 bytes).
     private const long MaxBytesPerMessage = 32;
 
     [Theory]
@@ -41,9 +41,16 @@ public sealed class StreamAllocationTests(ITestOutputHelper output)
         ReadOnlyMemory<byte> message = StreamTestKit.Message(3, 100); // includes 0x02, 0x03 and 0x10 bytes
 
         await RunAsync(connection, message, Messages / 4, () => Interlocked.Read(ref received)); // warm-up
-        var before = GC.GetTotalAllocatedBytes(precise: true);
-        await RunAsync(connection, message, Messages, () => Interlocked.Read(ref received));
-        var allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
+
+        // The least of three rounds: one-off costs (tiered JIT, thread-pool growth) land in one round, while an
+        // allocation per message shows in every round.
+        var allocated = long.MaxValue;
+        for (var round = 0; round < 3; round++)
+        {
+            var before = GC.GetTotalAllocatedBytes(precise: true);
+            await RunAsync(connection, message, Messages, () => Interlocked.Read(ref received));
+            allocated = Math.Min(allocated, GC.GetTotalAllocatedBytes(precise: true) - before);
+        }
 
         output.WriteLine($"{framing}: {allocated:N0} bytes allocated for {Messages:N0} echoed messages ({(double)allocated / Messages:F1} per message)");
         Assert.InRange(allocated / Messages, 0, MaxBytesPerMessage);

@@ -138,6 +138,32 @@ public sealed class StreamConnectionTests
     }
 
     [Fact]
+    public async Task StopAsync_HandlerNeverReturns_CompletesAfterTheCloseTimeout_AndBlocksComeBackLater()
+    {
+        var logger = new Microsoft.Extensions.Logging.Testing.FakeLogger();
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var stubborn = StreamHandler.Create(async (_, _) =>
+        {
+            entered.TrySetResult();
+            await release.Task; // ignores ClosingToken on purpose
+        });
+        var server = new StreamServer(
+            new StreamServerOptions { CloseTimeout = TimeSpan.FromMilliseconds(200), Logger = logger }, stubborn);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions(), new RecordingHandler());
+        var clientSide = await client.ConnectAsync(server.LocalEndPoint!);
+        Assert.True(await clientSide.SendAsync(new byte[] { 1 }));
+        await entered.Task.WaitAsync(RecordingHandler.Patience);
+
+        await server.StopAsync().WaitAsync(RecordingHandler.Patience);
+
+        Assert.Contains(logger.Collector.GetSnapshot(), r => r.Id.Id == 3007);
+        release.SetResult();
+        await StreamTestKit.WaitUntilAsync(() => server.BufferPool.RentedBlocks == 0, "the handler's input block is back");
+    }
+
+    [Fact]
     public async Task MaxConnections_Reached_NextConnectionIsClosedAtOnce()
     {
         var serverHandler = new RecordingHandler { Echo = true };
