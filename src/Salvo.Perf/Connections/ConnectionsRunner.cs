@@ -52,7 +52,7 @@ internal static class ConnectionsRunner
             var connects = clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Connected, connectTimeout).GetAwaiter().GetResult(), ShardJson.Default.ClientShardConnected)!).ToList();
             var connected = connects.Sum(c => c.Connected);
             progress($"{connected:N0} connected ({connects.Sum(c => c.Failures):N0} failed) in {connects.Max(c => c.Seconds):F1} s; measuring idle memory");
-            var idle = Measure(servers);
+            var idle = MeasureWhenAccepted(servers, connected);
 
             var results = new List<ClientShardResult>();
             if (settings.RatePerSecond > 0 && settings.Active > 0 && settings.DurationSeconds > 0)
@@ -99,6 +99,25 @@ internal static class ConnectionsRunner
             {
                 shard.Dispose();
             }
+        }
+    }
+
+    /// <summary>
+    /// Measures once the servers have accepted every connection the clients completed (a client's connect
+    /// completes when the kernel queues the connection, before the server accepts it); at most 30 s.
+    /// </summary>
+    private static List<ServerShardMemory> MeasureWhenAccepted(List<ShardProcess> servers, int connected)
+    {
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(30);
+        while (true)
+        {
+            var memory = Measure(servers);
+            if (memory.Sum(m => m.Connections) >= connected || DateTime.UtcNow > deadline)
+            {
+                return memory;
+            }
+
+            Thread.Sleep(200);
         }
     }
 

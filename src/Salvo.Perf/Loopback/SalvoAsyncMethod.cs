@@ -20,7 +20,7 @@ internal sealed class SalvoAsyncMethod : ILoopbackMethod
 
     private sealed class Receiver(DatagramSocket socket, LoopbackPoint point) : LoopbackReceiver
     {
-        private readonly ReceiveBatch _batch = new(SalvoMethod.BatchSize, Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1));
+        private readonly ReceiveBatch _batch = new(SalvoMethod.BatchFor(point.PayloadBytes + 1), Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1));
 
         public override IPEndPoint LocalEndPoint => socket.LocalEndPoint;
 
@@ -53,7 +53,7 @@ internal sealed class SalvoAsyncMethod : ILoopbackMethod
 
     private sealed class Sender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target) : LoopbackSender
     {
-        private readonly SendBatch _batch = new(SalvoMethod.BatchSize, point.PayloadBytes);
+        private readonly SendBatch _batch = new(SalvoMethod.BatchFor(point.PayloadBytes), point.PayloadBytes);
         private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
 
         public override void Run(EndpointMeter meter, long maxDatagrams) => SingleThreadContext.Run(async () =>

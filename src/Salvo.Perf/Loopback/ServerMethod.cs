@@ -115,7 +115,7 @@ internal sealed class ServerMethod(int workers) : ILoopbackMethod
 
     private sealed class FlowSender(DatagramSocket[] sockets, LoopbackPoint point, IPEndPoint target) : LoopbackSender
     {
-        private readonly SendBatch _batch = new(SalvoMethod.BatchSize, point.PayloadBytes);
+        private readonly SendBatch _batch = new(SalvoMethod.BatchFor(point.PayloadBytes), point.PayloadBytes);
         private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
 
         public override void Run(EndpointMeter meter, long maxDatagrams)
