@@ -68,9 +68,10 @@ public sealed class ZeroAllocationTests
         var before = GC.GetTotalAllocatedBytes(precise: true);
         var moved = await Run(Measured);
         var allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
-        // Zero per datagram; a few hundred bytes of runtime housekeeping (timers, thread pool) may land
-        // in the window, far below one byte per datagram.
-        Assert.True(allocated < moved / 10, $"{allocated} bytes allocated for {moved} datagrams");
+        // Zero per datagram: one allocation per datagram would be at least 24 bytes each (2.4 MB here). Runtime
+        // housekeeping of the whole process (timers, the thread pool, other tests' background work) may land in
+        // the window; seen up to 74 KB, under one byte per datagram.
+        Assert.True(allocated < moved, $"{allocated} bytes allocated for {moved} datagrams");
     }
 
     private static DatagramSocket Open(DatagramBackend backend) => new(new DatagramSocketOptions
