@@ -9,7 +9,7 @@ public sealed class WorkersAxisTests
     [Fact]
     public async Task Workers_AddAServerMethodPerCount_EachReceivingDatagrams()
     {
-        var (exit, output, error) = await Cli.RunAsync("loopback", "-m", "salvo", "--workers", "1,2", "-t", "0.3", "--warmup", "0.1", "-l", "512", "--repeat", "1", "--json");
+        var (exit, output, error) = await Cli.RunAsync("loopback", "-m", "salvo", "--workers", "1,2", "-t", "0.5", "--warmup", "0.2", "-l", "512", "--repeat", "1", "--json");
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);
