@@ -144,7 +144,10 @@ public sealed partial class StreamConnection
             StreamLog.HandlerFailed(_host.Logger, Id, RemoteEndPoint, e);
         }
 
-        Volatile.Write(ref _state, Closed);
+        // A full fence between publishing Closed and reading the completion source: Completion's getter publishes
+        // the source and then reads the state, so with only release/acquire ordering both sides could read the
+        // old value (a store followed by a load may be reordered) and Completion would never complete.
+        Interlocked.Exchange(ref _state, Closed);
 
         // Last, so that whoever awaits Completion (StopAsync among them) sees OnClosed done.
         Volatile.Read(ref _closedSource)?.TrySetResult();
