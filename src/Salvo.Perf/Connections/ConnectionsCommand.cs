@@ -70,6 +70,7 @@ internal static class ConnectionsCommand
         table.Add("server managed bytes per idle connection", Format.Count(r.ManagedBytesPerIdleConnection));
         table.Add("server resident bytes per idle connection", Format.Count(r.WorkingSetBytesPerIdleConnection));
         table.Add("heap fragmentation idle / after traffic", $"{Format.Percent(r.Idle.FragmentationPercent)} / {Format.Percent(r.AfterTraffic.FragmentationPercent)}");
+        table.Add("  of it in the large object heap after traffic", $"{Format.Count(LargeObjectHeap(r.AfterTraffic) / 1024)} KiB of {Format.Count(r.AfterTraffic.FragmentedBytes / 1024)} KiB");
         table.Add("managed heap idle / after traffic", $"{Format.Count(r.Idle.ManagedBytes / 1024 / 1024)} MiB / {Format.Count(r.AfterTraffic.ManagedBytes / 1024 / 1024)} MiB");
         table.Add("pinned pool bytes; blocks held when idle", $"{Format.Count(r.PinnedBytes / 1024)} KiB; {Format.Count(r.RentedBlocksWhenIdle)}");
         table.Add("messages/s (echoed)", Format.Count(r.MessagesPerSecond));
@@ -82,4 +83,8 @@ internal static class ConnectionsCommand
         table.Add("server closes by reason", r.ServerClosedByReason.Count == 0 ? "none" : string.Join(", ", r.ServerClosedByReason.Select(p => $"{p.Key} {p.Value}")));
         table.Write(console);
     }
+
+    // GCMemoryInfo.GenerationInfo: gen0, gen1, gen2, then the large object heap (not compacted by default).
+    private static long LargeObjectHeap(MemorySnapshot snapshot) =>
+        snapshot.FragmentedBytesByGeneration is { Length: > 3 } generations ? generations[3] : 0;
 }

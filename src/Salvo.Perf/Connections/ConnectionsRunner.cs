@@ -132,7 +132,8 @@ internal static class ConnectionsRunner
         shards.Sum(s => s.Memory.HeapBytes),
         shards.Sum(s => s.Memory.FragmentedBytes),
         shards.Sum(s => s.Memory.PinnedObjects),
-        shards.Sum(s => s.Memory.WorkingSetBytes));
+        shards.Sum(s => s.Memory.WorkingSetBytes),
+        Enumerable.Range(0, 5).Select(g => shards.Sum(s => s.Memory.FragmentedBytesByGeneration is { } f && g < f.Length ? f[g] : 0)).ToArray());
 
     private static int Share(int total, int parts, int index) => (total / parts) + (index < total % parts ? 1 : 0);
 
