@@ -160,9 +160,7 @@ public sealed class SendBatch
     {
         _count = 0;
         _used = 0;
-        FailedCount = 0;
-        FirstError = SocketError.Success;
-        FirstFailedIndex = -1;
+        ResetOutcome();
     }
 
     internal byte[] Arena { get; }

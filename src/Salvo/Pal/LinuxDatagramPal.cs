@@ -267,27 +267,27 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         nint received;
         int flags;
         var added = false;
-        using (var pin = buffer.Pin())
+        try
         {
-            try
+            AddRef(ref added);
+            // Safety: `fixed` pins the caller's memory and the name for exactly the synchronous recvmsg call; the
+            // kernel keeps no pointer after it returns. (Memory.Pin would take a GC handle on every datagram.)
+            fixed (byte* data = buffer.Span)
+            fixed (byte* namePointer = name)
             {
-                AddRef(ref added);
-                fixed (byte* namePointer = name)
-                {
-                    IOVec iov = new() { Base = pin.Pointer, Length = (nuint)buffer.Length };
-                    MsgHdr header = new() { Name = namePointer, NameLength = (uint)name.Length, IOVecs = &iov, IOVecCount = 1 };
-                    received = Libc.RecvMsg((int)_handle.DangerousGetHandle(), &header, Constants.MSG_DONTWAIT);
-                    errno = received < 0 ? Libc.LastErrno : Errno.None;
-                    flags = header.Flags;
-                    name = name[..(int)header.NameLength];
-                }
+                IOVec iov = new() { Base = data, Length = (nuint)buffer.Length };
+                MsgHdr header = new() { Name = namePointer, NameLength = (uint)name.Length, IOVecs = &iov, IOVecCount = 1 };
+                received = Libc.RecvMsg((int)_handle.DangerousGetHandle(), &header, Constants.MSG_DONTWAIT);
+                errno = received < 0 ? Libc.LastErrno : Errno.None;
+                flags = header.Flags;
+                name = name[..(int)header.NameLength];
             }
-            finally
+        }
+        finally
+        {
+            if (added)
             {
-                if (added)
-                {
-                    _handle.DangerousRelease();
-                }
+                _handle.DangerousRelease();
             }
         }
 

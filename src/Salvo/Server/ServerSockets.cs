@@ -27,6 +27,9 @@ internal static class ServerSockets
                     SendBufferSize = options.SendBufferSize,
                     ReusePort = count > 1,
                     Backend = options.Backend,
+                    // GRO would let one receive buffer carry up to 64 datagrams, so a batch could exceed BatchSize
+                    // and its replies overflow the worker's reply batch (room for BatchSize: one reply per request).
+                    Gro = false,
                 });
                 endPoint = new IPEndPoint(endPoint.Address, sockets[0].LocalEndPoint.Port);
             }

@@ -7,7 +7,7 @@ public sealed class LinuxTheoryAttribute : TheoryAttribute
     {
         if (!OperatingSystem.IsLinux())
         {
-            Skip = "Needs Linux (SO_REUSEPORT flow spreading, /proc).";
+            Skip = "Needs Linux (recvmmsg/sendmmsg, GSO/GRO, SO_REUSEPORT flow spreading, /proc).";
         }
     }
 }
