@@ -21,6 +21,9 @@ public sealed class ConnectionsTests
         Assert.Equal(0, result.GetProperty("rentedBlocksWhenIdle").GetInt64());
         Assert.True(result.GetProperty("managedBytesPerIdleConnection").GetDouble() > 0);
         Assert.Empty(result.GetProperty("serverClosedByReason").EnumerateObject());
+        // Echoing costs both sides CPU; a field left at zero would mean the shards' CPU never reached the report.
+        Assert.True(result.GetProperty("serverCpuMicrosecondsPerMessage").GetDouble() > 0, output);
+        Assert.True(result.GetProperty("clientCpuMicrosecondsPerMessage").GetDouble() > 0, output);
         foreach (var field in new[] { "messagesPerSecond", "latency", "idle", "afterTraffic", "pinnedBytes", "workingSetBytesPerIdleConnection" })
         {
             Assert.True(result.TryGetProperty(field, out _), $"result.{field} is missing");

@@ -38,9 +38,11 @@ internal static class ClientShard
             {
                 recorder.IsRecording = true;
                 var traffic = Stopwatch.StartNew();
+                var cpu = CpuClock.Process();
                 var (sent, refused) = Traffic(connections, settings);
                 recorder.IsRecording = false;
-                var result = new ClientShardResult(sent, recorder.Echoed, refused, traffic.Elapsed.TotalSeconds, recorder.Summarize());
+                var result = new ClientShardResult(sent, recorder.Echoed, refused, traffic.Elapsed.TotalSeconds, recorder.Summarize(),
+                    (CpuClock.Process() - cpu).TotalSeconds);
                 await Reply(replies, ShardProtocol.Result, JsonSerializer.Serialize(result, ShardJson.Default.ClientShardResult)).ConfigureAwait(false);
             }
         }

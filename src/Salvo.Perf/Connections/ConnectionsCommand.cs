@@ -79,6 +79,7 @@ internal static class ConnectionsCommand
             table.Add("round trip p50 / p99 / max us (worst client)", $"{Format.Fixed(l.P50Microseconds, 0)} / {Format.Fixed(l.P99Microseconds, 0)} / {Format.Fixed(l.MaxMicroseconds, 0)}");
         }
 
+        table.Add("CPU us per echoed message: servers / clients", $"{Format.Fixed(r.ServerCpuMicrosecondsPerMessage, 1)} / {Format.Fixed(r.ClientCpuMicrosecondsPerMessage, 1)}");
         table.Add("sends refused (queue full)", Format.Count(r.SendsRefused));
         table.Add("server closes by reason", r.ServerClosedByReason.Count == 0 ? "none" : string.Join(", ", r.ServerClosedByReason.Select(p => $"{p.Key} {p.Value}")));
         table.Write(console);

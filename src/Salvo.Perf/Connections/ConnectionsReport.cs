@@ -33,6 +33,8 @@ internal sealed record ConnectionsSettings(
 /// <param name="PinnedBytes">Pinned pool bytes (slabs) of the servers after the traffic phase.</param>
 /// <param name="RentedBlocksWhenIdle">Pool blocks held by idle connections (0: idle connections hold no buffer).</param>
 /// <param name="ServerClosedByReason">Server-side closes by reason (expected: none during the run).</param>
+/// <param name="ServerCpuMicrosecondsPerMessage">Server processes' CPU time (user + system) from the idle measurement to the one after traffic, per echoed message.</param>
+/// <param name="ClientCpuMicrosecondsPerMessage">Client processes' CPU time during the traffic phase, per echoed message (sending, receiving the echo, timing it).</param>
 internal sealed record ConnectionsResult(
     int ServerProcesses,
     int Connected,
@@ -51,7 +53,9 @@ internal sealed record ConnectionsResult(
     double WorkingSetBytesPerIdleConnection,
     long PinnedBytes,
     long RentedBlocksWhenIdle,
-    IReadOnlyDictionary<string, long> ServerClosedByReason);
+    IReadOnlyDictionary<string, long> ServerClosedByReason,
+    double ServerCpuMicrosecondsPerMessage,
+    double ClientCpuMicrosecondsPerMessage);
 
 /// <summary>The <c>salvo connections</c> JSON document.</summary>
 internal sealed record ConnectionsReport(string Command, EnvironmentInfo Environment, ConnectionsSettings Settings, ConnectionsResult Result);

@@ -85,7 +85,9 @@ internal static class ConnectionsRunner
                 serverConnections == 0 ? 0 : (double)(Sum(idle).WorkingSetBytes - Sum(baseline).WorkingSetBytes) / serverConnections,
                 after.Sum(m => m.PinnedBytes),
                 after.Sum(m => m.RentedBlocks),
-                after.SelectMany(m => m.ClosedByReason).GroupBy(p => p.Key).ToDictionary(g => g.Key, g => g.Sum(p => p.Value)));
+                after.SelectMany(m => m.ClosedByReason).GroupBy(p => p.Key).ToDictionary(g => g.Key, g => g.Sum(p => p.Value)),
+                PerMessage(after.Sum(m => m.CpuSeconds) - idle.Sum(m => m.CpuSeconds), echoed),
+                PerMessage(results.Sum(r => r.CpuSeconds), echoed));
         }
         finally
         {
@@ -134,6 +136,8 @@ internal static class ConnectionsRunner
         shards.Sum(s => s.Memory.PinnedObjects),
         shards.Sum(s => s.Memory.WorkingSetBytes),
         Enumerable.Range(0, 5).Select(g => shards.Sum(s => s.Memory.FragmentedBytesByGeneration is { } f && g < f.Length ? f[g] : 0)).ToArray());
+
+    private static double PerMessage(double cpuSeconds, long messages) => messages == 0 ? 0 : cpuSeconds * 1e6 / messages;
 
     private static int Share(int total, int parts, int index) => (total / parts) + (index < total % parts ? 1 : 0);
 

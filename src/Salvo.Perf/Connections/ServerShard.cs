@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Collections.Concurrent;
 using System.Net;
 using System.Text.Json;
+using Salvo.Perf.Measurement;
 using Salvo.Streams;
 
 namespace Salvo.Perf.Connections;
@@ -42,8 +43,9 @@ internal static class ServerShard
         {
             if (command == ShardProtocol.Measure)
             {
+                var cpu = CpuClock.Process().TotalSeconds;
                 var memory = new ServerShardMemory(server.ConnectionCount, MemorySnapshot.Take(), server.BufferPool.PinnedBytes,
-                    server.BufferPool.RentedBlocks, new Dictionary<string, long>(closed));
+                    server.BufferPool.RentedBlocks, new Dictionary<string, long>(closed), cpu);
                 await replies.WriteLineAsync($"{ShardProtocol.Memory} {JsonSerializer.Serialize(memory, ShardJson.Default.ServerShardMemory)}").ConfigureAwait(false);
                 await replies.FlushAsync().ConfigureAwait(false);
             }

@@ -17,14 +17,14 @@ internal static class ShardProtocol
     public const string Quit = "quit";
 }
 
-/// <summary>A server shard's memory and connections.</summary>
-internal sealed record ServerShardMemory(int Connections, MemorySnapshot Memory, long PinnedBytes, long RentedBlocks, IReadOnlyDictionary<string, long> ClosedByReason);
+/// <summary>A server shard's memory and connections, and the CPU time it had used when asked (read before the collection).</summary>
+internal sealed record ServerShardMemory(int Connections, MemorySnapshot Memory, long PinnedBytes, long RentedBlocks, IReadOnlyDictionary<string, long> ClosedByReason, double CpuSeconds);
 
 /// <summary>A client shard's connect outcome.</summary>
 internal sealed record ClientShardConnected(int Connected, int Failures, double Seconds);
 
-/// <summary>A client shard's traffic outcome.</summary>
-internal sealed record ClientShardResult(long Sent, long Echoed, long Refused, double Seconds, Measurement.LatencySummary Latency);
+/// <summary>A client shard's traffic outcome and the CPU time the process used during the traffic phase.</summary>
+internal sealed record ClientShardResult(long Sent, long Echoed, long Refused, double Seconds, Measurement.LatencySummary Latency, double CpuSeconds);
 
 /// <summary>JSON for the shard messages.</summary>
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals)]
