@@ -5,8 +5,15 @@ namespace Salvo.Streams;
 
 public sealed partial class StreamConnection
 {
+    // The connection whose handler is running synchronously on this thread, if any. Messages that handler sends are
+    // queued without a flush and go out together when the frames of the current read are handled: a read that
+    // carried N requests then costs one send system call for the N replies instead of N.
+    [ThreadStatic]
+    private static StreamConnection? t_dispatching;
+
     private long _queuedBytes;
     private long _sendBlockedSince;
+    private bool _flushDeferred; // written under the send gate, only by the thread dispatching this connection
 
     /// <summary>Encoded bytes waiting for the socket (the send queue); at most <see cref="StreamOptions.MaxSendQueueBytes"/> plus one frame.</summary>
     public long QueuedSendBytes => Interlocked.Read(ref _queuedBytes);
@@ -46,6 +53,11 @@ public sealed partial class StreamConnection
                 return false;
             }
 
+            if (DefersFlush)
+            {
+                return true;
+            }
+
             var flush = _output.Writer.FlushAsync(cancellationToken);
             return IsAccepted(flush.IsCompleted ? flush.Result : await WaitBlockedAsync(flush).ConfigureAwait(false));
         }
@@ -81,6 +93,12 @@ public sealed partial class StreamConnection
             return false;
         }
 
+        if (DefersFlush)
+        {
+            _sendGate.Release();
+            return true;
+        }
+
         var flush = _output.Writer.FlushAsync();
         if (flush.IsCompleted)
         {
@@ -91,6 +109,55 @@ public sealed partial class StreamConnection
         // Over the limit now: the next sender must wait for the drain, so the lock is held until then.
         _ = ReleaseAfterFlushAsync(flush);
         return true;
+    }
+
+    /// <summary>
+    /// True when the caller is this connection's own handler, running synchronously on the receive loop: the flush is
+    /// left to <see cref="FlushDeferredAsync"/>. Called under the send gate.
+    /// </summary>
+    private bool DefersFlush
+    {
+        get
+        {
+            if (t_dispatching != this)
+            {
+                return false;
+            }
+
+            _flushDeferred = true;
+            return true;
+        }
+    }
+
+    /// <summary>
+    /// Sends what the handler queued while it ran synchronously. Called by the receive loop after the frames of a read,
+    /// and before it awaits a handler that went asynchronous. Like <see cref="TrySend"/>, it does not wait for a full
+    /// queue: the send gate stays held until the queue drains.
+    /// </summary>
+    private async ValueTask FlushDeferredAsync()
+    {
+        if (!_flushDeferred)
+        {
+            return;
+        }
+
+        await _sendGate.WaitAsync().ConfigureAwait(false);
+        _flushDeferred = false;
+        if (!IsOpen)
+        {
+            // A graceful close completes the writer, which commits what is queued; an abortive one discards it.
+            _sendGate.Release();
+            return;
+        }
+
+        var flush = _output.Writer.FlushAsync();
+        if (flush.IsCompleted)
+        {
+            _sendGate.Release();
+            return;
+        }
+
+        _ = ReleaseAfterFlushAsync(flush);
     }
 
     /// <summary>
@@ -130,6 +197,7 @@ public sealed partial class StreamConnection
     private bool Enqueue(ReadOnlySpan<byte> message)
     {
         var writer = _output.Writer;
+        var unflushed = writer.UnflushedBytes; // more than zero when earlier replies wait for a deferred flush
         try
         {
             _host.Framer.Encode(message, writer);
@@ -141,7 +209,7 @@ public sealed partial class StreamConnection
             return false;
         }
 
-        Interlocked.Add(ref _queuedBytes, writer.UnflushedBytes);
+        Interlocked.Add(ref _queuedBytes, writer.UnflushedBytes - unflushed);
         _host.Metrics.MessageSent();
         return true;
     }
@@ -176,6 +244,7 @@ public sealed partial class StreamConnection
                 {
                     // A stream socket's SendAsync completes only when the whole segment is with the kernel.
                     await _socket.SendAsync(segment, SocketFlags.None).ConfigureAwait(false);
+                    _host.Metrics.SocketSend();
                 }
 
                 if (!buffer.IsEmpty)

@@ -32,6 +32,8 @@ public sealed partial class StreamConnection : IMessagePeer
     {
         _host = host;
         _socket = socket;
+        // Synchronous calls return WouldBlock instead of waiting: ReceiveReady relies on it. Async calls are unaffected.
+        socket.Blocking = false;
         _input = new Pipe(host.InputOptions);
         _output = new Pipe(host.OutputOptions);
         Id = host.NextId();

@@ -20,6 +20,7 @@ internal sealed class StreamMetrics
     private readonly Counter<long> _messagesReceived;
     private readonly Counter<long> _messagesSent;
     private readonly Counter<long> _sendWaits;
+    private readonly Counter<long> _socketSends;
 
     public StreamMetrics(IMeterFactory? meterFactory)
     {
@@ -30,6 +31,8 @@ internal sealed class StreamMetrics
         _messagesReceived = meter.CreateCounter<long>("salvo.stream.messages.received", "{message}", "Messages decoded and handed to the handler.");
         _messagesSent = meter.CreateCounter<long>("salvo.stream.messages.sent", "{message}", "Messages queued for sending.");
         _sendWaits = meter.CreateCounter<long>("salvo.stream.send.waits", "{send}", "Sends that found the send queue full and had to wait.");
+        _socketSends = meter.CreateCounter<long>(
+            "salvo.stream.socket.sends", "{call}", "Socket send calls that carried queued messages; messages sent over this is the batching achieved.");
     }
 
     public void Opened()
@@ -49,6 +52,8 @@ internal sealed class StreamMetrics
     public void MessageSent() => _messagesSent.Add(1, Transport);
 
     public void SendWaited() => _sendWaits.Add(1, Transport);
+
+    public void SocketSend() => _socketSends.Add(1, Transport);
 
     public static string ReasonTag(StreamCloseReason reason) => reason switch
     {
