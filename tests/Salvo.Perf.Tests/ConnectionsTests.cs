@@ -21,6 +21,7 @@ public sealed class ConnectionsTests
         Assert.Equal(0, result.GetProperty("rentedBlocksWhenIdle").GetInt64());
         Assert.True(result.GetProperty("managedBytesPerIdleConnection").GetDouble() > 0);
         Assert.Empty(result.GetProperty("serverClosedByReason").EnumerateObject());
+        Assert.Equal(0, result.GetProperty("serversWithInlineCompletions").GetInt32());
         // Echoing costs both sides CPU; a field left at zero would mean the shards' CPU never reached the report.
         Assert.True(result.GetProperty("serverCpuMicrosecondsPerMessage").GetDouble() > 0, output);
         Assert.True(result.GetProperty("clientCpuMicrosecondsPerMessage").GetDouble() > 0, output);
@@ -28,6 +29,19 @@ public sealed class ConnectionsTests
         {
             Assert.True(result.TryGetProperty(field, out _), $"result.{field} is missing");
         }
+    }
+
+    [Fact]
+    public async Task InlineCompletions_ReachTheServerProcesses_AndTrafficStillEchoes()
+    {
+        var (exit, output, error) = await Cli.RunAsync("connections", "-n", "20", "--active", "20", "-r", "200", "-t", "1", "--inline-completions", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        Assert.True(document.RootElement.GetProperty("settings").GetProperty("inlineCompletions").GetBoolean());
+        var result = document.RootElement.GetProperty("result");
+        Assert.Equal(result.GetProperty("serverProcesses").GetInt32(), result.GetProperty("serversWithInlineCompletions").GetInt32());
+        Assert.True(result.GetProperty("messagesEchoed").GetInt64() > 0, output);
     }
 
     [Fact]

@@ -17,6 +17,12 @@ internal static class ConnectionsCommand
         var duration = CommonOptions.Seconds("--time", "-t", 10, "Seconds of traffic.");
         var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message in bytes (8 carry the send time).");
         var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message in bytes.");
+        var inlineCompletions = new Option<bool>("--inline-completions")
+        {
+            Description = "Run the servers' socket completions on the runtime's epoll threads (" + ShardProcess.InlineCompletionsVariable +
+                          "=1) instead of queueing each to the thread pool: no hop per message, and no queue that grows large " +
+                          "arrays under bursts. Only for handlers that never block.",
+        };
         var framing = CommonOptions.Choice("--framing", "length (4-byte big-endian length prefix) or stx (STX...ETX with escapes).", "length", "stx");
 
         var command = new Command("connections",
@@ -26,7 +32,7 @@ internal static class ConnectionsCommand
             "fragmentation, pinned pool bytes, buffers held), then lets --active connections send randomly sized messages " +
             "to random connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
         {
-            count, active, rate, duration, minSize, maxSize, framing,
+            count, active, rate, duration, minSize, maxSize, framing, inlineCompletions,
             ShardCommands.Server(),
             ShardCommands.Client(),
         };
@@ -48,7 +54,8 @@ internal static class ConnectionsCommand
                 min,
                 max,
                 parse.GetValue(framing)!,
-                Math.Max(1, (n + ConnectionsRunner.MaxConnectionsPerProcess - 1) / ConnectionsRunner.MaxConnectionsPerProcess));
+                Math.Max(1, (n + ConnectionsRunner.MaxConnectionsPerProcess - 1) / ConnectionsRunner.MaxConnectionsPerProcess),
+                parse.GetValue(inlineCompletions));
             var result = ConnectionsRunner.Run(settings, line => console.Note($"salvo connections: {line}"), cancellationToken);
             Print(console, new ConnectionsReport("connections", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(result.ConnectFailures == 0 ? 0 : CliException.FailureExitCode);
@@ -62,7 +69,8 @@ internal static class ConnectionsCommand
         var s = report.Settings;
         var r = report.Result;
         console.Line($"salvo connections: {s.Count:N0} connections ({s.Active:N0} active), {s.Framing} framing, " +
-                     $"{s.MinMessageBytes}-{s.MaxMessageBytes} B messages, {s.RatePerSecond:N0}/s for {s.DurationSeconds} s, {s.SourceAddresses} source address(es)");
+                     $"{s.MinMessageBytes}-{s.MaxMessageBytes} B messages, {s.RatePerSecond:N0}/s for {s.DurationSeconds} s, {s.SourceAddresses} source address(es)" +
+                     (s.InlineCompletions ? ", servers with inline completions" : string.Empty));
         console.Line(report.Environment.Describe());
         var table = new TextTable("measure", "value");
         table.Add("connected (failed)", $"{Format.Count(r.Connected)} ({Format.Count(r.ConnectFailures)}) in {Format.Fixed(r.ConnectSeconds, 1)} s");

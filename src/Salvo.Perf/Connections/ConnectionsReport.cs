@@ -4,6 +4,15 @@ using Salvo.Perf.Measurement;
 namespace Salvo.Perf.Connections;
 
 /// <summary>The settings of one <c>salvo connections</c> run.</summary>
+/// <param name="Count">Connections to open.</param>
+/// <param name="Active">How many of them send.</param>
+/// <param name="RatePerSecond">Messages per second from all active connections together.</param>
+/// <param name="DurationSeconds">Length of the traffic phase.</param>
+/// <param name="MinMessageBytes">Smallest message.</param>
+/// <param name="MaxMessageBytes">Largest message.</param>
+/// <param name="Framing">length or stx.</param>
+/// <param name="SourceAddresses">127.0.0.x addresses the clients connect from (one per client process).</param>
+/// <param name="InlineCompletions">Server processes run socket completions on the runtime's epoll threads.</param>
 internal sealed record ConnectionsSettings(
     int Count,
     int Active,
@@ -12,7 +21,8 @@ internal sealed record ConnectionsSettings(
     int MinMessageBytes,
     int MaxMessageBytes,
     string Framing,
-    int SourceAddresses);
+    int SourceAddresses,
+    bool InlineCompletions);
 
 /// <summary>What the run measured. Memory figures are the server processes' (what a server pays per connection).</summary>
 /// <param name="ServerProcesses">Server processes sharing the port (and as many client processes).</param>
@@ -34,6 +44,7 @@ internal sealed record ConnectionsSettings(
 /// <param name="RentedBlocksWhenIdle">Pool blocks held by idle connections (0: idle connections hold no buffer).</param>
 /// <param name="ServerClosedByReason">Server-side closes by reason (expected: none during the run).</param>
 /// <param name="ServerCpuMicrosecondsPerMessage">Server processes' CPU time (user + system) from the idle measurement to the one after traffic, per echoed message.</param>
+/// <param name="ServersWithInlineCompletions">Server processes that saw the inline-completions switch set (all or none).</param>
 /// <param name="ClientCpuMicrosecondsPerMessage">Client processes' CPU time during the traffic phase, per echoed message (sending, receiving the echo, timing it).</param>
 internal sealed record ConnectionsResult(
     int ServerProcesses,
@@ -55,7 +66,8 @@ internal sealed record ConnectionsResult(
     long RentedBlocksWhenIdle,
     IReadOnlyDictionary<string, long> ServerClosedByReason,
     double ServerCpuMicrosecondsPerMessage,
-    double ClientCpuMicrosecondsPerMessage);
+    double ClientCpuMicrosecondsPerMessage,
+    int ServersWithInlineCompletions);
 
 /// <summary>The <c>salvo connections</c> JSON document.</summary>
 internal sealed record ConnectionsReport(string Command, EnvironmentInfo Environment, ConnectionsSettings Settings, ConnectionsResult Result);

@@ -24,11 +24,12 @@ internal static class ConnectionsRunner
         var clients = new List<ShardProcess>();
         try
         {
-            servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", "0", "--framing", settings.Framing]));
+            servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", "0", "--framing", settings.Framing], settings.InlineCompletions));
             var port = int.Parse(servers[0].ExpectAsync(ShardProtocol.Ready, StartTimeout).GetAwaiter().GetResult(), CultureInfo.InvariantCulture);
             for (var i = 1; i < shards; i++)
             {
-                servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing]));
+                servers.Add(ShardProcess.Start(
+                    ["connections", "shard-server", "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing], settings.InlineCompletions));
             }
 
             Task.WaitAll(servers.Skip(1).Select(s => s.ExpectAsync(ShardProtocol.Ready, StartTimeout)), cancellationToken);
@@ -87,7 +88,8 @@ internal static class ConnectionsRunner
                 after.Sum(m => m.RentedBlocks),
                 after.SelectMany(m => m.ClosedByReason).GroupBy(p => p.Key).ToDictionary(g => g.Key, g => g.Sum(p => p.Value)),
                 PerMessage(after.Sum(m => m.CpuSeconds) - idle.Sum(m => m.CpuSeconds), echoed),
-                PerMessage(results.Sum(r => r.CpuSeconds), echoed));
+                PerMessage(results.Sum(r => r.CpuSeconds), echoed),
+                after.Count(m => m.InlineCompletions));
         }
         finally
         {

@@ -45,7 +45,8 @@ internal static class ServerShard
             {
                 var cpu = CpuClock.Process().TotalSeconds;
                 var memory = new ServerShardMemory(server.ConnectionCount, MemorySnapshot.Take(), server.BufferPool.PinnedBytes,
-                    server.BufferPool.RentedBlocks, new Dictionary<string, long>(closed), cpu);
+                    server.BufferPool.RentedBlocks, new Dictionary<string, long>(closed), cpu,
+                    Environment.GetEnvironmentVariable(ShardProcess.InlineCompletionsVariable) == "1");
                 await replies.WriteLineAsync($"{ShardProtocol.Memory} {JsonSerializer.Serialize(memory, ShardJson.Default.ServerShardMemory)}").ConfigureAwait(false);
                 await replies.FlushAsync().ConfigureAwait(false);
             }

@@ -11,8 +11,16 @@ internal sealed class ShardProcess : IDisposable
 
     public int Id => _process.Id;
 
+    /// <summary>
+    /// The runtime's switch that runs socket completions on its epoll threads instead of queueing them to the thread
+    /// pool. Read once at start-up, so it can only be set for a process about to start.
+    /// </summary>
+    public const string InlineCompletionsVariable = "DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS";
+
     /// <summary>Starts <c>salvo</c> with <paramref name="arguments"/> through the same .NET host as this process.</summary>
-    public static ShardProcess Start(IEnumerable<string> arguments)
+    /// <param name="arguments">The command line after the program.</param>
+    /// <param name="inlineCompletions">Set <see cref="InlineCompletionsVariable"/> for the shard.</param>
+    public static ShardProcess Start(IEnumerable<string> arguments, bool inlineCompletions = false)
     {
         var assembly = typeof(ShardProcess).Assembly.Location;
         var host = Environment.ProcessPath is { } path && Path.GetFileNameWithoutExtension(path) == "dotnet" ? path : "dotnet";
@@ -23,6 +31,16 @@ internal sealed class ShardProcess : IDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
+        if (inlineCompletions)
+        {
+            start.Environment[InlineCompletionsVariable] = "1";
+        }
+        else
+        {
+            // Not inherited either: the run's settings say what the shards ran with.
+            start.Environment.Remove(InlineCompletionsVariable);
+        }
+
         start.ArgumentList.Add(assembly);
         foreach (var argument in arguments)
         {

@@ -17,8 +17,12 @@ internal static class ShardProtocol
     public const string Quit = "quit";
 }
 
-/// <summary>A server shard's memory and connections, and the CPU time it had used when asked (read before the collection).</summary>
-internal sealed record ServerShardMemory(int Connections, MemorySnapshot Memory, long PinnedBytes, long RentedBlocks, IReadOnlyDictionary<string, long> ClosedByReason, double CpuSeconds);
+/// <summary>
+/// A server shard's memory and connections, the CPU time it had used when asked (read before the collection), and
+/// whether it runs with the runtime's inline socket completions.
+/// </summary>
+internal sealed record ServerShardMemory(
+    int Connections, MemorySnapshot Memory, long PinnedBytes, long RentedBlocks, IReadOnlyDictionary<string, long> ClosedByReason, double CpuSeconds, bool InlineCompletions);
 
 /// <summary>A client shard's connect outcome.</summary>
 internal sealed record ClientShardConnected(int Connected, int Failures, double Seconds);
