@@ -1,4 +1,7 @@
+using System.Diagnostics;
+using System.Net;
 using System.Text.Json;
+using Salvo.Perf.Loopback;
 
 namespace Salvo.Perf.Tests;
 
@@ -16,6 +19,27 @@ public sealed class WorkersAxisTests
         var samples = document.RootElement.GetProperty("samples").EnumerateArray().ToList();
         Assert.Equal(["salvo", "server-w1", "server-w2"], samples.Select(s => s.GetProperty("method").GetString()));
         Assert.All(samples, s => Assert.True(s.GetProperty("received").GetInt64() > 0, s.GetRawText()));
+    }
+
+    [Fact]
+    public void SeveralSenderThreads_EachSendItsShare_AndTheMeterCountsThemAll()
+    {
+        // A window far longer than the run, so that only the datagram bound stops the senders: three threads with
+        // 2,000 each must report 6,000 sent, and a lost helper count would show as 2,000 or 4,000.
+        const int Threads = 3;
+        const long Datagrams = 6_000;
+        var method = new ServerMethod(workers: 2, senders: Threads);
+        var point = new LoopbackPoint(64, 1 << 20, 1, IPAddress.Loopback);
+        using var receiver = method.CreateReceiver(point);
+        using var sender = method.CreateSender(point, receiver.LocalEndPoint);
+        var now = Stopwatch.GetTimestamp();
+        var meter = new EndpointMeter(now, now + (Stopwatch.Frequency * 600));
+
+        sender.Run(meter, Datagrams);
+
+        Assert.Equal(Threads, method.SenderThreads);
+        Assert.Equal(Datagrams, meter.Datagrams);
+        Assert.Equal(Datagrams * 64, meter.Bytes);
     }
 
     [Theory]

@@ -187,6 +187,9 @@ internal static class LoopbackCommand
             AllowMultipleArgumentsPerToken = true,
         };
 
+        public Option<int> ServerSenders { get; } = CommonOptions.Int("--server-senders", null, 0, 0, 1024,
+            "Sender threads feeding each server-wN point; 0 = one per worker, up to half the CPUs (one on two CPUs).");
+
         public Option<bool> NoPin { get; } = new("--no-pin")
         {
             Description = "Do not pin the sender and receiver threads to CPUs. Defaults to pinning on Linux when 2 or more CPUs are allowed.",
@@ -206,6 +209,7 @@ internal static class LoopbackCommand
             command.Options.Add(Repeat);
             command.Options.Add(Methods);
             command.Options.Add(Workers);
+            command.Options.Add(ServerSenders);
             command.Options.Add(NoPin);
             command.Options.Add(SenderCpu);
             command.Options.Add(ReceiverCpu);
@@ -215,7 +219,7 @@ internal static class LoopbackCommand
         public LoopbackRunOptions Read(ParseResult parse, int[]? sizes = null, int? repetitions = null, double? seconds = null)
         {
             var methods = ParseMethods(parse.GetValue(Methods)!)
-                .Concat(parse.GetValue(Workers)!.Distinct().Select(n => (ILoopbackMethod)new ServerMethod(n)))
+                .Concat(parse.GetValue(Workers)!.Distinct().Select(n => (ILoopbackMethod)new ServerMethod(n, parse.GetValue(ServerSenders))))
                 .GroupBy(m => m.Name, StringComparer.OrdinalIgnoreCase).Select(g => g.First()).ToArray();
             var (senderCpu, receiverCpu) = ChooseCpus(parse.GetValue(NoPin), parse.GetValue(SenderCpu), parse.GetValue(ReceiverCpu));
             return new LoopbackRunOptions(

@@ -6,11 +6,13 @@ namespace Salvo.Perf.Loopback;
 
 /// <summary>
 /// The workers axis: a <see cref="DatagramServer"/> with <see cref="Workers"/> receive workers (one
-/// SO_REUSEPORT socket and thread each, batched, GSO/GRO off) counting what arrives, fed by one sender thread
-/// that spreads its batches over four flows (source ports) per worker so the kernel's flow hash reaches
-/// every worker. Named <c>server-wN</c>; <c>salvo loopback --workers 1,2,4,8</c> adds one per count.
+/// SO_REUSEPORT socket and thread each, batched, GSO/GRO off) counting what arrives, fed by sender threads
+/// (by default one per worker within half the cores) that spread their batches over four flows (source ports) per
+/// worker so the kernel's flow hash reaches every worker. Named <c>server-wN</c>; <c>salvo loopback --workers 1,2,4,8</c> adds one per count.
 /// </summary>
-internal sealed class ServerMethod(int workers) : ILoopbackMethod
+/// <param name="workers">Receive workers.</param>
+/// <param name="senders">Sender threads; 0 chooses <see cref="SenderThreads"/> from the workers and the CPUs.</param>
+internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMethod
 {
     public const string Prefix = "server-w";
 
@@ -20,7 +22,11 @@ internal sealed class ServerMethod(int workers) : ILoopbackMethod
 
     public string Name => Prefix + Workers.ToString(CultureInfo.InvariantCulture);
 
-    public string Description => $"DatagramServer with {Workers} worker(s) (SO_REUSEPORT socket and thread each), sender over {FlowsPerWorker * Workers} flows";
+    public string Description =>
+        $"DatagramServer with {Workers} worker(s) (SO_REUSEPORT socket and thread each), {SenderThreads} sender thread(s) over {FlowsPerWorker * Workers} flows";
+
+    /// <summary>As asked, or one sender thread per worker within half the cores (the other half receive).</summary>
+    public int SenderThreads => senders > 0 ? senders : Math.Clamp(Environment.ProcessorCount / 2, 1, Workers);
 
     // The workers' threads are the server's own: count allocations process-wide.
     public bool IsAsync => true;
@@ -50,8 +56,9 @@ internal sealed class ServerMethod(int workers) : ILoopbackMethod
 
     public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver)
     {
-        var sockets = Enumerable.Range(0, FlowsPerWorker * Workers).Select(_ => SalvoMethod.Open(point, offloads: false)).ToArray();
-        return new FlowSender(sockets, point, receiver);
+        // At least one flow per sender thread.
+        var sockets = Enumerable.Range(0, Math.Max(FlowsPerWorker * Workers, SenderThreads)).Select(_ => SalvoMethod.Open(point, offloads: false)).ToArray();
+        return new FlowSender(sockets, point, receiver, SenderThreads);
     }
 
     /// <summary>Counts datagrams and bytes per worker, without sharing a cache line between workers.</summary>
@@ -113,21 +120,38 @@ internal sealed class ServerMethod(int workers) : ILoopbackMethod
         protected override void Dispose(bool disposing) => server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
     }
 
-    private sealed class FlowSender(DatagramSocket[] sockets, LoopbackPoint point, IPEndPoint target) : LoopbackSender
+    /// <summary>
+    /// Sends over the flows from several threads: a single sending core is what limits loopback long before several
+    /// workers do. The runner's (pinned) thread sends its share and reports the helpers' counts with its own; the
+    /// sender CPU shown is that thread's.
+    /// </summary>
+    private sealed class FlowSender(DatagramSocket[] sockets, LoopbackPoint point, IPEndPoint target, int threads) : LoopbackSender
     {
-        private readonly SendBatch _batch = new(SalvoMethod.BatchFor(point.PayloadBytes), point.PayloadBytes);
         private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
+        private long _helperDatagrams;
+        private volatile bool _stop;
 
         public override void Run(EndpointMeter meter, long maxDatagrams)
         {
-            long sequence = 0;
-            var flow = 0;
-            while (sequence < maxDatagrams && !meter.IsOver)
+            var share = maxDatagrams / threads;
+            var helpers = Enumerable.Range(1, threads - 1).Select(index => new Thread(() => Send(index, share, null))
             {
-                sequence = SalvoMethod.Fill(_batch, point.PayloadBytes, _destination, sequence, maxDatagrams);
-                var sent = sockets[flow++ % sockets.Length].Send(_batch);
-                meter.Count(sent, (long)sent * point.PayloadBytes);
+                IsBackground = true,
+                Name = $"salvo-tx-helper-{index}",
+            }).ToList();
+            helpers.ForEach(h => h.Start());
+            try
+            {
+                Send(0, share, meter);
             }
+            finally
+            {
+                _stop = true;
+                helpers.ForEach(h => h.Join());
+            }
+
+            var rest = Interlocked.Exchange(ref _helperDatagrams, 0);
+            meter.Count((int)rest, rest * point.PayloadBytes);
         }
 
         protected override void Dispose(bool disposing)
@@ -135,6 +159,28 @@ internal sealed class ServerMethod(int workers) : ILoopbackMethod
             foreach (var socket in sockets)
             {
                 socket.Dispose();
+            }
+        }
+
+        /// <summary>Sends over flows index, index + threads, ...; the metered thread folds in what the helpers sent.</summary>
+        private void Send(int index, long maxDatagrams, EndpointMeter? meter)
+        {
+            var flows = sockets.Where((_, i) => i % threads == index).ToArray();
+            var batch = new SendBatch(SalvoMethod.BatchFor(point.PayloadBytes), point.PayloadBytes);
+            long sequence = 0;
+            var flow = 0;
+            while (sequence < maxDatagrams && !_stop && meter?.IsOver != true)
+            {
+                sequence = SalvoMethod.Fill(batch, point.PayloadBytes, _destination, sequence, maxDatagrams);
+                var sent = flows[flow++ % flows.Length].Send(batch);
+                if (meter is null)
+                {
+                    Interlocked.Add(ref _helperDatagrams, sent);
+                    continue;
+                }
+
+                var total = sent + Interlocked.Exchange(ref _helperDatagrams, 0);
+                meter.Count((int)total, total * point.PayloadBytes);
             }
         }
     }
