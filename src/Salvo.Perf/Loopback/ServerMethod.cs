@@ -144,14 +144,25 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
             {
                 Send(0, share, meter);
             }
-            finally
+            catch
             {
                 _stop = true;
-                helpers.ForEach(h => h.Join());
+                throw;
             }
+            finally
+            {
+                // This thread's share may end first: the helpers finish theirs unless the window ends.
+                foreach (var helper in helpers)
+                {
+                    while (!helper.Join(1))
+                    {
+                        Fold(meter);
+                        _stop |= meter.IsOver;
+                    }
+                }
 
-            var rest = Interlocked.Exchange(ref _helperDatagrams, 0);
-            meter.Count((int)rest, rest * point.PayloadBytes);
+                Fold(meter);
+            }
         }
 
         protected override void Dispose(bool disposing)
@@ -160,6 +171,12 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
             {
                 socket.Dispose();
             }
+        }
+
+        private void Fold(EndpointMeter meter)
+        {
+            var helped = Interlocked.Exchange(ref _helperDatagrams, 0);
+            meter.Count((int)helped, helped * point.PayloadBytes);
         }
 
         /// <summary>Sends over flows index, index + threads, ...; the metered thread folds in what the helpers sent.</summary>
@@ -179,8 +196,8 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
                     continue;
                 }
 
-                var total = sent + Interlocked.Exchange(ref _helperDatagrams, 0);
-                meter.Count((int)total, total * point.PayloadBytes);
+                meter.Count(sent, (long)sent * point.PayloadBytes);
+                Fold(meter);
             }
         }
     }
