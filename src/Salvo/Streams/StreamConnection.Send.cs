@@ -243,8 +243,9 @@ public sealed partial class StreamConnection
                 foreach (var segment in buffer)
                 {
                     // A stream socket's SendAsync completes only when the whole segment is with the kernel.
-                    await _socket.SendAsync(segment, SocketFlags.None).ConfigureAwait(false);
+                    // Counted as issued: a peer can read the bytes before this loop runs on after the send.
                     _host.Metrics.SocketSend();
+                    await _socket.SendAsync(segment, SocketFlags.None).ConfigureAwait(false);
                 }
 
                 if (!buffer.IsEmpty)
