@@ -25,9 +25,10 @@ public sealed class WorkersAxisTests
     public void SeveralSenderThreads_EachSendItsShare_AndTheMeterCountsThemAll()
     {
         // A window far longer than the run, so that only the datagram bound stops the senders: three threads with
-        // 2,000 each must report 6,000 sent, and a lost helper count would show as 2,000 or 4,000.
+        // 2,000 each, plus the one left over, must report 6,001 sent; a lost helper count would show as 2,001 or 4,001,
+        // a lost remainder as 6,000.
         const int Threads = 3;
-        const long Datagrams = 6_000;
+        const long Datagrams = 6_001;
         var method = new ServerMethod(workers: 2, senders: Threads);
         var point = new LoopbackPoint(64, 1 << 20, 1, IPAddress.Loopback);
         using var receiver = method.CreateReceiver(point);

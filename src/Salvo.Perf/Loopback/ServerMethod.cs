@@ -130,11 +130,12 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
         private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
         private long _helperDatagrams;
         private volatile bool _stop;
+        private Exception? _helperFailure;
 
         public override void Run(EndpointMeter meter, long maxDatagrams)
         {
             var share = maxDatagrams / threads;
-            var helpers = Enumerable.Range(1, threads - 1).Select(index => new Thread(() => Send(index, share, null))
+            var helpers = Enumerable.Range(1, threads - 1).Select(index => new Thread(() => SendAsHelper(index, share))
             {
                 IsBackground = true,
                 Name = $"salvo-tx-helper-{index}",
@@ -142,7 +143,8 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
             helpers.ForEach(h => h.Start());
             try
             {
-                Send(0, share, meter);
+                // The metered thread takes what does not divide evenly.
+                Send(0, share + (maxDatagrams % threads), meter);
             }
             catch
             {
@@ -157,11 +159,17 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
                     while (!helper.Join(1))
                     {
                         Fold(meter);
+                        meter.Observe();
                         _stop |= meter.IsOver;
                     }
                 }
 
                 Fold(meter);
+            }
+
+            if (_helperFailure is { } failure)
+            {
+                throw new InvalidOperationException($"A sender thread failed: {failure.Message}", failure);
             }
         }
 
@@ -175,8 +183,24 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
 
         private void Fold(EndpointMeter meter)
         {
-            var helped = Interlocked.Exchange(ref _helperDatagrams, 0);
-            meter.Count((int)helped, helped * point.PayloadBytes);
+            if (threads > 1 && Interlocked.Exchange(ref _helperDatagrams, 0) is var helped and > 0)
+            {
+                meter.Count((int)helped, helped * point.PayloadBytes);
+            }
+        }
+
+        /// <summary>A helper's failure stops every sender and surfaces on the metered thread, as the runner expects.</summary>
+        private void SendAsHelper(int index, long maxDatagrams)
+        {
+            try
+            {
+                Send(index, maxDatagrams, null);
+            }
+            catch (Exception e)
+            {
+                Interlocked.CompareExchange(ref _helperFailure, e, null);
+                _stop = true;
+            }
         }
 
         /// <summary>Sends over flows index, index + threads, ...; the metered thread folds in what the helpers sent.</summary>

@@ -53,7 +53,7 @@ public sealed partial class StreamConnection
                 return false;
             }
 
-            if (DefersFlush)
+            if (TryDeferFlush())
             {
                 return true;
             }
@@ -93,12 +93,37 @@ public sealed partial class StreamConnection
             return false;
         }
 
-        if (DefersFlush)
+        if (TryDeferFlush())
         {
             _sendGate.Release();
             return true;
         }
 
+        return FlushAndRelease();
+    }
+
+    /// <summary>
+    /// When the caller is this connection's own handler, running synchronously on the receive loop, marks the flush as
+    /// owed to <see cref="FlushDeferredAsync"/> and returns true. Called under the send gate.
+    /// </summary>
+    private bool TryDeferFlush()
+    {
+        if (t_dispatching != this)
+        {
+            return false;
+        }
+
+        _flushDeferred = true;
+        return true;
+    }
+
+    /// <summary>
+    /// Flushes without waiting and lets go of the send gate, which the caller holds: at once when the flush completes,
+    /// otherwise (the queue is over the limit) only when it has drained, so that the next sender waits for the drain.
+    /// </summary>
+    /// <returns>False when the flush completed and found the connection done.</returns>
+    private bool FlushAndRelease()
+    {
         var flush = _output.Writer.FlushAsync();
         if (flush.IsCompleted)
         {
@@ -106,27 +131,8 @@ public sealed partial class StreamConnection
             return IsAccepted(flush.Result);
         }
 
-        // Over the limit now: the next sender must wait for the drain, so the lock is held until then.
         _ = ReleaseAfterFlushAsync(flush);
         return true;
-    }
-
-    /// <summary>
-    /// True when the caller is this connection's own handler, running synchronously on the receive loop: the flush is
-    /// left to <see cref="FlushDeferredAsync"/>. Called under the send gate.
-    /// </summary>
-    private bool DefersFlush
-    {
-        get
-        {
-            if (t_dispatching != this)
-            {
-                return false;
-            }
-
-            _flushDeferred = true;
-            return true;
-        }
     }
 
     /// <summary>
@@ -150,14 +156,7 @@ public sealed partial class StreamConnection
             return;
         }
 
-        var flush = _output.Writer.FlushAsync();
-        if (flush.IsCompleted)
-        {
-            _sendGate.Release();
-            return;
-        }
-
-        _ = ReleaseAfterFlushAsync(flush);
+        _ = FlushAndRelease();
     }
 
     /// <summary>
