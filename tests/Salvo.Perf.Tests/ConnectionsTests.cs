@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text.Json;
 
 namespace Salvo.Perf.Tests;
@@ -6,14 +7,31 @@ namespace Salvo.Perf.Tests;
 [Collection(WholeProcessCollection.Name)]
 public sealed class ConnectionsTests
 {
-    [Fact]
-    public async Task SmallRun_ConnectsEveryClient_EchoesTraffic_AndIdleConnectionsHoldNoBuffer()
+    [Theory]
+    [InlineData("epoll", 1)]
+    [InlineData("salvo", 1)]
+    [InlineData("epoll", 4)]
+    [InlineData("salvo", 4)]
+    public async Task SmallRun_ConnectsEveryClient_EchoesTraffic_AndIdleConnectionsHoldNoBuffer(string client, int batch)
     {
-        var (exit, output, error) = await Cli.RunAsync("connections", "-n", "200", "--active", "50", "-r", "500", "-t", "1", "--json");
+        var (exit, output, error) = await Cli.RunAsync(
+            "connections", "-n", "200", "--active", "50", "-r", "500", "-t", "1", "--client", client, "--batch", batch.ToString(CultureInfo.InvariantCulture), "--json");
+
+        if (client == "epoll" && !Salvo.Perf.Connections.EpollLoadClient.IsSupported)
+        {
+            Assert.NotEqual(0, exit);
+            Assert.Contains("--client", error, StringComparison.Ordinal);
+            return;
+        }
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);
+        var settings = document.RootElement.GetProperty("settings");
+        Assert.Equal(client, settings.GetProperty("client").GetString());
+        Assert.Equal(batch, settings.GetProperty("batch").GetInt32());
         var result = document.RootElement.GetProperty("result");
+        Assert.Equal(0, result.GetProperty("clientConnectionsClosed").GetInt64());
+        Assert.Equal(0, result.GetProperty("malformedEchoes").GetInt64());
         Assert.Equal(200, result.GetProperty("connected").GetInt32());
         Assert.Equal(0, result.GetProperty("connectFailures").GetInt32());
         Assert.Equal(200, result.GetProperty("serverConnections").GetInt32());
@@ -51,6 +69,14 @@ public sealed class ConnectionsTests
         Assert.NotEqual(0, exit);
         Assert.Contains("--min-size", error, StringComparison.Ordinal);
         Assert.Contains("--max-size", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task UnknownClient_FailsNamingTheOption()
+    {
+        var (exit, _, error) = await Cli.RunAsync("connections", "--client", "wrk");
+        Assert.Equal(2, exit);
+        Assert.Contains("--client", error, StringComparison.Ordinal);
     }
 
     [Fact]

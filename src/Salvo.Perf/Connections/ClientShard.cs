@@ -23,6 +23,13 @@ internal static class ClientShard
     public static async Task<int> RunAsync(ClientShardSettings settings, IMessageFramer framer, TextReader commands, TextWriter replies)
     {
         DescriptorLimit.Ensure(settings.Count + 1_024L);
+        return settings.Client == LoadClientKind.Epoll
+            ? await RunEpollAsync(settings, framer, commands, replies).ConfigureAwait(false)
+            : await RunStreamClientAsync(settings, framer, commands, replies).ConfigureAwait(false);
+    }
+
+    private static async Task<int> RunStreamClientAsync(ClientShardSettings settings, IMessageFramer framer, TextReader commands, TextWriter replies)
+    {
         var latency = new LatencyHistogram();
         var recorder = new EchoRecorder(latency);
         await using var client = new StreamClient(new StreamClientOptions { Framer = framer, IdleTimeout = TimeSpan.FromHours(1) }, recorder);
@@ -32,22 +39,49 @@ internal static class ClientShard
         var connected = new ClientShardConnected(settings.Count - failures, failures, clock.Elapsed.TotalSeconds);
         await Reply(replies, ShardProtocol.Connected, JsonSerializer.Serialize(connected, ShardJson.Default.ClientShardConnected)).ConfigureAwait(false);
 
+        await OnEachGoAsync(commands, replies, () =>
+        {
+            recorder.IsRecording = true;
+            var traffic = Stopwatch.StartNew();
+            var cpu = CpuClock.Process();
+            var open = client.ConnectionCount;
+            var (sent, refused) = Traffic(connections, settings);
+            recorder.IsRecording = false;
+            return new ClientShardResult(sent, recorder.Echoed, refused, open - client.ConnectionCount, 0, traffic.Elapsed.TotalSeconds,
+                recorder.Summarize(), (CpuClock.Process() - cpu).TotalSeconds);
+        }).ConfigureAwait(false);
+        return 0;
+    }
+
+    private static async Task<int> RunEpollAsync(ClientShardSettings settings, IMessageFramer framer, TextReader commands, TextWriter replies)
+    {
+        var clock = Stopwatch.StartNew();
+        using var client = EpollLoadClient.Connect(new IPEndPoint(IPAddress.Loopback, settings.Port), settings.Source, settings.Count);
+        var connected = new ClientShardConnected(settings.Count - client.Failures, client.Failures, clock.Elapsed.TotalSeconds);
+        await Reply(replies, ShardProtocol.Connected, JsonSerializer.Serialize(connected, ShardJson.Default.ClientShardConnected)).ConfigureAwait(false);
+
+        await OnEachGoAsync(commands, replies, () =>
+        {
+            var traffic = Stopwatch.StartNew();
+            var cpu = CpuClock.Process();
+            var outcome = client.Run(settings, framer);
+            return new ClientShardResult(outcome.Sent, outcome.Echoed, outcome.Refused, outcome.Closed, outcome.Malformed, traffic.Elapsed.TotalSeconds,
+                outcome.Latency.Summarize(), (CpuClock.Process() - cpu).TotalSeconds);
+        }).ConfigureAwait(false);
+        return 0;
+    }
+
+    /// <summary>Runs <paramref name="traffic"/> for each <c>go</c> and replies with its result, until <c>quit</c> or end of input.</summary>
+    private static async Task OnEachGoAsync(TextReader commands, TextWriter replies, Func<ClientShardResult> traffic)
+    {
         while (await commands.ReadLineAsync().ConfigureAwait(false) is { } command && command != ShardProtocol.Quit)
         {
             if (command == ShardProtocol.Go)
             {
-                recorder.IsRecording = true;
-                var traffic = Stopwatch.StartNew();
-                var cpu = CpuClock.Process();
-                var (sent, refused) = Traffic(connections, settings);
-                recorder.IsRecording = false;
-                var result = new ClientShardResult(sent, recorder.Echoed, refused, traffic.Elapsed.TotalSeconds, recorder.Summarize(),
-                    (CpuClock.Process() - cpu).TotalSeconds);
+                var result = traffic();
                 await Reply(replies, ShardProtocol.Result, JsonSerializer.Serialize(result, ShardJson.Default.ClientShardResult)).ConfigureAwait(false);
             }
         }
-
-        return 0;
     }
 
     private static async Task Reply(TextWriter replies, string keyword, string json)
@@ -95,7 +129,8 @@ internal static class ClientShard
             var slice = active.Where((_, i) => i % senders == index).ToArray();
             var random = new Random(index);
             var rate = settings.RatePerSecond / senders;
-            var buffer = new byte[settings.MaxMessageBytes];
+            var buffers = Enumerable.Range(0, settings.Batch).Select(_ => new byte[settings.MaxMessageBytes]).ToArray();
+            var batch = new ReadOnlyMemory<byte>[settings.Batch];
             var clock = Stopwatch.StartNew();
             long mine = 0;
             long myRefused = 0;
@@ -108,18 +143,28 @@ internal static class ClientShard
                     continue;
                 }
 
-                for (var k = 0; k < due; k++)
+                while (due > 0)
                 {
-                    var length = random.Next(settings.MinMessageBytes, settings.MaxMessageBytes + 1);
-                    BinaryPrimitives.WriteInt64LittleEndian(buffer, Stopwatch.GetTimestamp());
-                    if (slice[random.Next(slice.Length)].TrySend(buffer.AsSpan(0, length)))
+                    var count = (int)Math.Min(due, settings.Batch);
+                    for (var k = 0; k < count; k++)
                     {
-                        mine++;
+                        var length = random.Next(settings.MinMessageBytes, settings.MaxMessageBytes + 1);
+                        BinaryPrimitives.WriteInt64LittleEndian(buffers[k], Stopwatch.GetTimestamp());
+                        batch[k] = buffers[k].AsMemory(0, length);
+                    }
+
+                    var connection = slice[random.Next(slice.Length)];
+                    var queued = count == 1 ? connection.TrySend(batch[0].Span) : connection.TrySendBatch(batch.AsSpan(0, count));
+                    if (queued)
+                    {
+                        mine += count;
                     }
                     else
                     {
-                        myRefused++;
+                        myRefused += count;
                     }
+
+                    due -= count;
                 }
             }
 
@@ -178,4 +223,6 @@ internal sealed record ClientShardSettings(
     double RatePerSecond,
     double DurationSeconds,
     int MinMessageBytes,
-    int MaxMessageBytes);
+    int MaxMessageBytes,
+    LoadClientKind Client,
+    int Batch);

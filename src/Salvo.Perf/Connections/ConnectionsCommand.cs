@@ -17,6 +17,7 @@ internal static class ConnectionsCommand
         var duration = CommonOptions.Seconds("--time", "-t", 10, "Seconds of traffic.");
         var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message in bytes (8 carry the send time).");
         var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message in bytes.");
+        var batch = CommonOptions.Int("--batch", null, 1, 1, 64, "Messages written to a connection together, in one send; --rate still counts messages.");
         var inlineCompletions = new Option<bool>("--inline-completions")
         {
             Description = "Run the servers' socket completions on the runtime's epoll threads (" + ShardProcess.InlineCompletionsVariable +
@@ -24,6 +25,10 @@ internal static class ConnectionsCommand
                           "arrays under bursts. Only for handlers that never block.",
         };
         var framing = CommonOptions.Choice("--framing", "length (4-byte big-endian length prefix) or stx (STX...ETX with escapes).", "length", "stx");
+        var client = CommonOptions.Choice("--client",
+            "The load generator: epoll (plain sockets on one epoll loop per core, Linux x86-64/arm64; a few us of CPU per message, " +
+            "so the servers are what is measured) or salvo (the library's StreamClient, which measures the client side too).",
+            LoadClientNames.Choices);
 
         var command = new Command("connections",
             "Opens --count framed TCP connections from client processes (one 127.0.0.x source address each) to echo " +
@@ -32,7 +37,7 @@ internal static class ConnectionsCommand
             "fragmentation, pinned pool bytes, buffers held), then lets --active connections send randomly sized messages " +
             "to random connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
         {
-            count, active, rate, duration, minSize, maxSize, framing, inlineCompletions,
+            count, active, rate, duration, minSize, maxSize, batch, framing, client, inlineCompletions,
             ShardCommands.Server(),
             ShardCommands.Client(),
         };
@@ -46,6 +51,12 @@ internal static class ConnectionsCommand
                 throw new CliException($"--min-size {min} is larger than --max-size {max}.");
             }
 
+            var clientName = parse.GetValue(client)!;
+            if (LoadClientNames.Parse(clientName) == LoadClientKind.Epoll && !EpollLoadClient.IsSupported)
+            {
+                throw new CliException("--client epoll needs Linux on x86-64 or arm64; use --client salvo here.");
+            }
+
             var settings = new ConnectionsSettings(
                 n,
                 Math.Min(n, parse.GetValue(active)),
@@ -55,7 +66,9 @@ internal static class ConnectionsCommand
                 max,
                 parse.GetValue(framing)!,
                 Math.Max(1, (n + ConnectionsRunner.MaxConnectionsPerProcess - 1) / ConnectionsRunner.MaxConnectionsPerProcess),
-                parse.GetValue(inlineCompletions));
+                parse.GetValue(inlineCompletions),
+                clientName,
+                parse.GetValue(batch));
             var result = ConnectionsRunner.Run(settings, line => console.Note($"salvo connections: {line}"), cancellationToken);
             Print(console, new ConnectionsReport("connections", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(result.ConnectFailures == 0 ? 0 : CliException.FailureExitCode);
@@ -69,8 +82,8 @@ internal static class ConnectionsCommand
         var s = report.Settings;
         var r = report.Result;
         console.Line($"salvo connections: {s.Count:N0} connections ({s.Active:N0} active), {s.Framing} framing, " +
-                     $"{s.MinMessageBytes}-{s.MaxMessageBytes} B messages, {s.RatePerSecond:N0}/s for {s.DurationSeconds} s, {s.SourceAddresses} source address(es)" +
-                     (s.InlineCompletions ? ", servers with inline completions" : string.Empty));
+                     $"{s.MinMessageBytes}-{s.MaxMessageBytes} B messages{(s.Batch > 1 ? $" {s.Batch} per send" : string.Empty)}, {s.RatePerSecond:N0}/s for {s.DurationSeconds} s, {s.SourceAddresses} source address(es)" +
+                     (s.InlineCompletions ? ", servers with inline completions" : string.Empty) + $", {s.Client} client");
         console.Line(report.Environment.Describe());
         var table = new TextTable("measure", "value");
         table.Add("connected (failed)", $"{Format.Count(r.Connected)} ({Format.Count(r.ConnectFailures)}) in {Format.Fixed(r.ConnectSeconds, 1)} s");
@@ -89,6 +102,7 @@ internal static class ConnectionsCommand
 
         table.Add("CPU us per echoed message: servers / clients", $"{Format.Fixed(r.ServerCpuMicrosecondsPerMessage, 1)} / {Format.Fixed(r.ClientCpuMicrosecondsPerMessage, 1)}");
         table.Add("sends refused (queue full)", Format.Count(r.SendsRefused));
+        table.Add("client connections closed during traffic (echo did not decode)", $"{Format.Count(r.ClientConnectionsClosed)} ({Format.Count(r.MalformedEchoes)})");
         table.Add("server closes by reason", r.ServerClosedByReason.Count == 0 ? "none" : string.Join(", ", r.ServerClosedByReason.Select(p => $"{p.Key} {p.Value}")));
         table.Write(console);
     }

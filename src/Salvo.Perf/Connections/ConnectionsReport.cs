@@ -13,6 +13,8 @@ namespace Salvo.Perf.Connections;
 /// <param name="Framing">length or stx.</param>
 /// <param name="SourceAddresses">127.0.0.x addresses the clients connect from (one per client process).</param>
 /// <param name="InlineCompletions">Server processes run socket completions on the runtime's epoll threads.</param>
+/// <param name="Client">The load generator: epoll or salvo.</param>
+/// <param name="Batch">Messages a client writes to one connection together, in one send.</param>
 internal sealed record ConnectionsSettings(
     int Count,
     int Active,
@@ -22,7 +24,9 @@ internal sealed record ConnectionsSettings(
     int MaxMessageBytes,
     string Framing,
     int SourceAddresses,
-    bool InlineCompletions);
+    bool InlineCompletions,
+    string Client,
+    int Batch);
 
 /// <summary>What the run measured. Memory figures are the server processes' (what a server pays per connection).</summary>
 /// <param name="ServerProcesses">Server processes sharing the port (and as many client processes).</param>
@@ -44,6 +48,8 @@ internal sealed record ConnectionsSettings(
 /// <param name="RentedBlocksWhenIdle">Pool blocks held by idle connections (0: idle connections hold no buffer).</param>
 /// <param name="ServerClosedByReason">Server-side closes by reason (expected: none during the run).</param>
 /// <param name="ServerCpuMicrosecondsPerMessage">Server processes' CPU time (user + system) from the idle measurement to the one after traffic, per echoed message.</param>
+/// <param name="ClientConnectionsClosed">Client connections that closed during the traffic (expected: none).</param>
+/// <param name="MalformedEchoes">Of those, how many the client closed because an echo did not decode (expected: none).</param>
 /// <param name="ServersWithInlineCompletions">Server processes that saw the inline-completions switch set (all or none).</param>
 /// <param name="ClientCpuMicrosecondsPerMessage">Client processes' CPU time during the traffic phase, per echoed message (sending, receiving the echo, timing it).</param>
 internal sealed record ConnectionsResult(
@@ -67,6 +73,8 @@ internal sealed record ConnectionsResult(
     IReadOnlyDictionary<string, long> ServerClosedByReason,
     double ServerCpuMicrosecondsPerMessage,
     double ClientCpuMicrosecondsPerMessage,
+    long ClientConnectionsClosed,
+    long MalformedEchoes,
     int ServersWithInlineCompletions);
 
 /// <summary>The <c>salvo connections</c> JSON document.</summary>

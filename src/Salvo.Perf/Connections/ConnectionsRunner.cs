@@ -46,6 +46,7 @@ internal static class ConnectionsRunner
                     "--source", $"127.0.0.{2 + (k % 250)}", "--count", Invariant(count), "--active", Invariant(active),
                     "--rate", rate.ToString("R", CultureInfo.InvariantCulture), "--time", settings.DurationSeconds.ToString("R", CultureInfo.InvariantCulture),
                     "--min-size", Invariant(settings.MinMessageBytes), "--max-size", Invariant(settings.MaxMessageBytes), "--framing", settings.Framing,
+                    "--client", settings.Client, "--batch", Invariant(settings.Batch),
                 ]));
             }
 
@@ -89,6 +90,8 @@ internal static class ConnectionsRunner
                 after.SelectMany(m => m.ClosedByReason).GroupBy(p => p.Key).ToDictionary(g => g.Key, g => g.Sum(p => p.Value)),
                 PerMessage(after.Sum(m => m.CpuSeconds) - idle.Sum(m => m.CpuSeconds), echoed),
                 PerMessage(results.Sum(r => r.CpuSeconds), echoed),
+                results.Sum(r => r.Closed),
+                results.Sum(r => r.Malformed),
                 after.Count(m => m.InlineCompletions));
         }
         finally

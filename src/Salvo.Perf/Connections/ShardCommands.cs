@@ -29,18 +29,21 @@ internal static class ShardCommands
         var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message.");
         var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message.");
         var framing = Framing();
+        var client = CommonOptions.Choice("--client", "epoll or salvo.", LoadClientNames.Choices);
+        var batch = CommonOptions.Int("--batch", null, 1, 1, 64, "Messages per send.");
         var command = new Command("shard-client", "Internal: one client process of 'salvo connections'.")
         {
             Hidden = true,
         };
-        foreach (var option in new Option[] { port, source, count, active, rate, time, minSize, maxSize, framing })
+        foreach (var option in new Option[] { port, source, count, active, rate, time, minSize, maxSize, framing, client, batch })
         {
             command.Options.Add(option);
         }
 
         command.SetAction((parse, _) => ClientShard.RunAsync(
             new ClientShardSettings(parse.GetValue(port), CommonOptions.ParseAddress(parse.GetValue(source)!, "--source"), parse.GetValue(count),
-                parse.GetValue(active), parse.GetValue(rate), parse.GetValue(time), parse.GetValue(minSize), parse.GetValue(maxSize)),
+                parse.GetValue(active), parse.GetValue(rate), parse.GetValue(time), parse.GetValue(minSize), parse.GetValue(maxSize),
+                LoadClientNames.Parse(parse.GetValue(client)), parse.GetValue(batch)),
             Framer(parse.GetValue(framing)), Console.In, Console.Out));
         return command;
     }

@@ -27,8 +27,12 @@ internal sealed record ServerShardMemory(
 /// <summary>A client shard's connect outcome.</summary>
 internal sealed record ClientShardConnected(int Connected, int Failures, double Seconds);
 
-/// <summary>A client shard's traffic outcome and the CPU time the process used during the traffic phase.</summary>
-internal sealed record ClientShardResult(long Sent, long Echoed, long Refused, double Seconds, Measurement.LatencySummary Latency, double CpuSeconds);
+/// <summary>
+/// A client shard's traffic outcome: messages sent, echoed and refused, connections that closed during the traffic and,
+/// of those, how many this side closed because an echo did not decode; and the CPU time the process used.
+/// </summary>
+internal sealed record ClientShardResult(
+    long Sent, long Echoed, long Refused, long Closed, long Malformed, double Seconds, Measurement.LatencySummary Latency, double CpuSeconds);
 
 /// <summary>JSON for the shard messages.</summary>
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals)]

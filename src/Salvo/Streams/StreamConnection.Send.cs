@@ -76,6 +76,61 @@ public sealed partial class StreamConnection
     public bool TrySend(ReadOnlySpan<byte> message)
     {
         CheckLength(message.Length);
+        if (!TryEnterSend())
+        {
+            return false;
+        }
+
+        if (!Enqueue(message))
+        {
+            _sendGate.Release();
+            return false;
+        }
+
+        return FlushAfterTrySend();
+    }
+
+    /// <summary>
+    /// Queues several messages, in order, under one hold of the send lock, and flushes once: on a connection that is
+    /// not backed up they leave in one socket send rather than one each. All or none: false, with none queued, when
+    /// the connection is closed, another send holds the send lock, or the send queue is at or over
+    /// <see cref="StreamOptions.MaxSendQueueBytes"/> (the batch itself may take it past the limit by its own size).
+    /// An empty batch queues nothing and returns whether the connection is open.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">A message is longer than the framer's maximum message size; none is queued.</exception>
+    public bool TrySendBatch(ReadOnlySpan<ReadOnlyMemory<byte>> messages)
+    {
+        foreach (var message in messages)
+        {
+            CheckLength(message.Length);
+        }
+
+        if (messages.IsEmpty)
+        {
+            return IsOpen;
+        }
+
+        if (!TryEnterSend())
+        {
+            return false;
+        }
+
+        foreach (var message in messages)
+        {
+            if (!Enqueue(message.Span))
+            {
+                // The pool ran out mid-batch: Enqueue has dropped the connection, and what was queued goes with it.
+                _sendGate.Release();
+                return false;
+            }
+        }
+
+        return FlushAfterTrySend();
+    }
+
+    /// <summary>Takes the send gate without waiting, when the connection is open and its queue under the limit.</summary>
+    private bool TryEnterSend()
+    {
         if (!IsOpen || !_sendGate.Wait(0))
         {
             return false;
@@ -87,12 +142,12 @@ public sealed partial class StreamConnection
             return false;
         }
 
-        if (!Enqueue(message))
-        {
-            _sendGate.Release();
-            return false;
-        }
+        return true;
+    }
 
+    /// <summary>After a try-send queued its message(s): defers the flush to the dispatching receive loop, or flushes now.</summary>
+    private bool FlushAfterTrySend()
+    {
         if (TryDeferFlush())
         {
             _sendGate.Release();
