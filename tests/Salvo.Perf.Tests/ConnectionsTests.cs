@@ -50,6 +50,23 @@ public sealed class ConnectionsTests
     }
 
     [Fact]
+    public async Task PlainServer_Echoes_AndEachIdleConnectionHoldsItsReceiveBuffer()
+    {
+        var (exit, output, error) = await Cli.RunAsync("connections", "-n", "200", "--active", "50", "-r", "500", "-t", "1", "--server", "plain", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        Assert.Equal("plain", document.RootElement.GetProperty("settings").GetProperty("server").GetString());
+        var result = document.RootElement.GetProperty("result");
+        Assert.Equal(200, result.GetProperty("serverConnections").GetInt32());
+        Assert.True(result.GetProperty("messagesEchoed").GetInt64() > 0, output);
+        Assert.Equal(0, result.GetProperty("malformedEchoes").GetInt64());
+        Assert.Empty(result.GetProperty("serverClosedByReason").EnumerateObject());
+        // The baseline's defining cost: a 4 KiB array per connection, held while the connection is idle.
+        Assert.True(result.GetProperty("managedBytesPerIdleConnection").GetDouble() > 4096, output);
+    }
+
+    [Fact]
     public async Task InlineCompletions_ReachTheServerProcesses_AndTrafficStillEchoes()
     {
         var (exit, output, error) = await Cli.RunAsync("connections", "-n", "20", "--active", "20", "-r", "200", "-t", "1", "--inline-completions", "--json");

@@ -62,10 +62,9 @@ internal static class ClientShard
 
         await OnEachGoAsync(commands, replies, () =>
         {
-            var traffic = Stopwatch.StartNew();
             var cpu = CpuClock.Process();
             var outcome = client.Run(settings, framer);
-            return new ClientShardResult(outcome.Sent, outcome.Echoed, outcome.Refused, outcome.Closed, outcome.Malformed, traffic.Elapsed.TotalSeconds,
+            return new ClientShardResult(outcome.Sent, outcome.Echoed, outcome.Refused, outcome.Closed, outcome.Malformed, outcome.Seconds,
                 outcome.Latency.Summarize(), (CpuClock.Process() - cpu).TotalSeconds);
         }).ConfigureAwait(false);
         return 0;

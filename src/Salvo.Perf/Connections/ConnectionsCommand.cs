@@ -17,6 +17,10 @@ internal static class ConnectionsCommand
         var duration = CommonOptions.Seconds("--time", "-t", 10, "Seconds of traffic.");
         var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message in bytes (8 carry the send time).");
         var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message in bytes.");
+        var server = CommonOptions.Choice("--server",
+            "The echo server measured: salvo (StreamServer: pipelines, zero-byte reads, pooled pinned blocks) or plain (the usual .NET loop: " +
+            "a task and a 4 KiB byte[] per connection, awaiting ReceiveAsync into it), the baseline to compare with.",
+            ServerNames.Salvo, ServerNames.Plain);
         var batch = CommonOptions.Int("--batch", null, 1, 1, 64, "Messages written to a connection together, in one send; --rate still counts messages.");
         var inlineCompletions = new Option<bool>("--inline-completions")
         {
@@ -37,7 +41,7 @@ internal static class ConnectionsCommand
             "fragmentation, pinned pool bytes, buffers held), then lets --active connections send randomly sized messages " +
             "to random connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
         {
-            count, active, rate, duration, minSize, maxSize, batch, framing, client, inlineCompletions,
+            count, active, rate, duration, minSize, maxSize, batch, framing, server, client, inlineCompletions,
             ShardCommands.Server(),
             ShardCommands.Client(),
         };
@@ -68,7 +72,8 @@ internal static class ConnectionsCommand
                 Math.Max(1, (n + ConnectionsRunner.MaxConnectionsPerProcess - 1) / ConnectionsRunner.MaxConnectionsPerProcess),
                 parse.GetValue(inlineCompletions),
                 clientName,
-                parse.GetValue(batch));
+                parse.GetValue(batch),
+                parse.GetValue(server)!);
             var result = ConnectionsRunner.Run(settings, line => console.Note($"salvo connections: {line}"), cancellationToken);
             Print(console, new ConnectionsReport("connections", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(result.ConnectFailures == 0 ? 0 : CliException.FailureExitCode);
@@ -81,7 +86,7 @@ internal static class ConnectionsCommand
         console.Document(report, ConnectionsJson.Default.ConnectionsReport, ConnectionsJson.Default.ConnectionsReport);
         var s = report.Settings;
         var r = report.Result;
-        console.Line($"salvo connections: {s.Count:N0} connections ({s.Active:N0} active), {s.Framing} framing, " +
+        console.Line($"salvo connections: {s.Server} server, {s.Count:N0} connections ({s.Active:N0} active), {s.Framing} framing, " +
                      $"{s.MinMessageBytes}-{s.MaxMessageBytes} B messages{(s.Batch > 1 ? $" {s.Batch} per send" : string.Empty)}, {s.RatePerSecond:N0}/s for {s.DurationSeconds} s, {s.SourceAddresses} source address(es)" +
                      (s.InlineCompletions ? ", servers with inline completions" : string.Empty) + $", {s.Client} client");
         console.Line(report.Environment.Describe());

@@ -15,6 +15,7 @@ namespace Salvo.Perf.Connections;
 /// <param name="InlineCompletions">Server processes run socket completions on the runtime's epoll threads.</param>
 /// <param name="Client">The load generator: epoll or salvo.</param>
 /// <param name="Batch">Messages a client writes to one connection together, in one send.</param>
+/// <param name="Server">The echo server measured: salvo (<see cref="Salvo.Streams.StreamServer"/>) or plain (the usual .NET async loop).</param>
 internal sealed record ConnectionsSettings(
     int Count,
     int Active,
@@ -26,7 +27,8 @@ internal sealed record ConnectionsSettings(
     int SourceAddresses,
     bool InlineCompletions,
     string Client,
-    int Batch);
+    int Batch,
+    string Server);
 
 /// <summary>What the run measured. Memory figures are the server processes' (what a server pays per connection).</summary>
 /// <param name="ServerProcesses">Server processes sharing the port (and as many client processes).</param>

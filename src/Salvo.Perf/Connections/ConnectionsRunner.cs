@@ -24,12 +24,13 @@ internal static class ConnectionsRunner
         var clients = new List<ShardProcess>();
         try
         {
-            servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", "0", "--framing", settings.Framing], settings.InlineCompletions));
+            servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", "0", "--framing", settings.Framing, "--server", settings.Server], settings.InlineCompletions));
             var port = int.Parse(servers[0].ExpectAsync(ShardProtocol.Ready, StartTimeout).GetAwaiter().GetResult(), CultureInfo.InvariantCulture);
             for (var i = 1; i < shards; i++)
             {
                 servers.Add(ShardProcess.Start(
-                    ["connections", "shard-server", "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing], settings.InlineCompletions));
+                    ["connections", "shard-server", "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing, "--server", settings.Server],
+                    settings.InlineCompletions));
             }
 
             Task.WaitAll(servers.Skip(1).Select(s => s.ExpectAsync(ShardProtocol.Ready, StartTimeout)), cancellationToken);

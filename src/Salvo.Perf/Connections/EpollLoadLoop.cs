@@ -86,6 +86,9 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
     /// <summary>Connections whose echo did not decode (closed by this side).</summary>
     public long Malformed { get; private set; }
 
+    /// <summary>How long <see cref="Run"/> sent and recorded: the window the counts above cover.</summary>
+    public double Seconds { get; private set; }
+
     /// <summary>Round trips of the echoes received while recording.</summary>
     public LatencyHistogram Latency { get; } = new();
 
@@ -127,6 +130,7 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
         }
 
         _recording = false;
+        Seconds = clock.Elapsed.TotalSeconds;
     }
 
     /// <inheritdoc />

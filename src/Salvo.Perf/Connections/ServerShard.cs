@@ -1,6 +1,3 @@
-using System.Buffers;
-using System.Collections.Concurrent;
-using System.Net;
 using System.Text.Json;
 using Salvo.Perf.Measurement;
 using Salvo.Streams;
@@ -8,35 +5,19 @@ using Salvo.Streams;
 namespace Salvo.Perf.Connections;
 
 /// <summary>
-/// One server process of <c>salvo connections</c>: an echo <see cref="StreamServer"/> on 127.0.0.1 with
-/// SO_REUSEPORT, so several such processes share the port and each holds its share of the connections
-/// within its own open-file limit. Answers <c>measure</c> with its memory and <c>quit</c> by stopping.
+/// One server process of <c>salvo connections</c>: an echo server on 127.0.0.1 with SO_REUSEPORT (Salvo's
+/// <see cref="StreamServer"/>, or the plain .NET one it is measured against), so several such processes share
+/// the port and each holds its share of the connections within its own open-file limit. Answers <c>measure</c>
+/// with its memory and <c>quit</c> by stopping.
 /// </summary>
 internal static class ServerShard
 {
-    public static async Task<int> RunAsync(int port, IMessageFramer framer, TextReader commands, TextWriter replies)
+    public static async Task<int> RunAsync(int port, IMessageFramer framer, bool plain, TextReader commands, TextWriter replies)
     {
         DescriptorLimit.Ensure(1_000_000);
-        var closed = new ConcurrentDictionary<string, long>();
-        var handler = StreamHandler.Create(
-            static (connection, message) =>
-            {
-                Echo(connection, message);
-                return ValueTask.CompletedTask;
-            },
-            (_, reason) => closed.AddOrUpdate(reason.ToString(), 1, (_, n) => n + 1));
-        await using var server = new StreamServer(
-            new StreamServerOptions
-            {
-                EndPoint = new IPEndPoint(IPAddress.Loopback, port),
-                Framer = framer,
-                ReusePort = true,
-                IdleTimeout = TimeSpan.FromHours(1),
-                Backlog = 4_096,
-            },
-            handler);
+        await using IEchoShardServer server = plain ? new PlainEchoServer(port, framer) : new SalvoEchoServer(port, framer);
         server.Start();
-        await replies.WriteLineAsync($"{ShardProtocol.Ready} {server.LocalEndPoint!.Port}").ConfigureAwait(false);
+        await replies.WriteLineAsync($"{ShardProtocol.Ready} {server.Port}").ConfigureAwait(false);
         await replies.FlushAsync().ConfigureAwait(false);
 
         while (await commands.ReadLineAsync().ConfigureAwait(false) is { } command && command != ShardProtocol.Quit)
@@ -44,8 +25,8 @@ internal static class ServerShard
             if (command == ShardProtocol.Measure)
             {
                 var cpu = CpuClock.Process().TotalSeconds;
-                var memory = new ServerShardMemory(server.ConnectionCount, MemorySnapshot.Take(), server.BufferPool.PinnedBytes,
-                    server.BufferPool.RentedBlocks, new Dictionary<string, long>(closed), cpu,
+                var memory = new ServerShardMemory(server.ConnectionCount, MemorySnapshot.Take(), server.PinnedBytes,
+                    server.RentedBlocks, server.ClosedByReason, cpu,
                     Environment.GetEnvironmentVariable(ShardProcess.InlineCompletionsVariable) == "1");
                 await replies.WriteLineAsync($"{ShardProtocol.Memory} {JsonSerializer.Serialize(memory, ShardJson.Default.ServerShardMemory)}").ConfigureAwait(false);
                 await replies.FlushAsync().ConfigureAwait(false);
@@ -53,19 +34,5 @@ internal static class ServerShard
         }
 
         return 0;
-    }
-
-    private static void Echo(StreamConnection connection, ReadOnlySequence<byte> message)
-    {
-        if (message.IsSingleSegment)
-        {
-            connection.TrySend(message.FirstSpan);
-            return;
-        }
-
-        var copy = ArrayPool<byte>.Shared.Rent((int)message.Length);
-        message.CopyTo(copy);
-        connection.TrySend(copy.AsSpan(0, (int)message.Length));
-        ArrayPool<byte>.Shared.Return(copy);
     }
 }

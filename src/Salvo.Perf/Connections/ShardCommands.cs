@@ -11,10 +11,13 @@ internal static class ShardCommands
     {
         var port = CommonOptions.Int("--port", null, 0, 0, 65_535, "Port to share (0: pick one and report it).");
         var framing = Framing();
+        var server = CommonOptions.Choice("--server", "salvo or plain.", ServerNames.Salvo, ServerNames.Plain);
         var command = new Command("shard-server", "Internal: one echo server process of 'salvo connections'.") { Hidden = true };
         command.Options.Add(port);
         command.Options.Add(framing);
-        command.SetAction((parse, _) => ServerShard.RunAsync(parse.GetValue(port), Framer(parse.GetValue(framing)), Console.In, Console.Out));
+        command.Options.Add(server);
+        command.SetAction((parse, _) => ServerShard.RunAsync(
+            parse.GetValue(port), Framer(parse.GetValue(framing)), parse.GetValue(server) == ServerNames.Plain, Console.In, Console.Out));
         return command;
     }
 
