@@ -152,9 +152,7 @@ internal static class ClientShard
                         batch[k] = buffers[k].AsMemory(0, length);
                     }
 
-                    var connection = slice[random.Next(slice.Length)];
-                    var queued = count == 1 ? connection.TrySend(batch[0].Span) : connection.TrySendBatch(batch.AsSpan(0, count));
-                    if (queued)
+                    if (slice[random.Next(slice.Length)].TrySendBatch(batch.AsSpan(0, count)))
                     {
                         mine += count;
                     }

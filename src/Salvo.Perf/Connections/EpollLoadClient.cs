@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.InteropServices;
 using Salvo.Perf.Measurement;
 using Salvo.Streams;
 
@@ -34,8 +35,7 @@ internal sealed class EpollLoadClient : IDisposable
 
     /// <summary>Whether this machine can run it: Linux on x86-64 or arm64 (the two <c>epoll_event</c> layouts known).</summary>
     public static bool IsSupported =>
-        OperatingSystem.IsLinux() && System.Runtime.InteropServices.RuntimeInformation.ProcessArchitecture is
-            System.Runtime.InteropServices.Architecture.X64 or System.Runtime.InteropServices.Architecture.Arm64;
+        OperatingSystem.IsLinux() && RuntimeInformation.ProcessArchitecture is Architecture.X64 or Architecture.Arm64;
 
     /// <summary>Opens <paramref name="count"/> connections to <paramref name="server"/> from <paramref name="source"/>.</summary>
     public static EpollLoadClient Connect(IPEndPoint server, IPAddress source, int count)

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Collections.Concurrent;
 using System.Net.Sockets;
 using Microsoft.Extensions.Diagnostics.Metrics.Testing;
 using Microsoft.Extensions.Logging;
@@ -91,39 +92,11 @@ public sealed class StreamBackpressureTests
     [Fact]
     public async Task SendAsync_CancelledWhileWaiting_NextSendStillWaits_AndNothingIsLost()
     {
-        var serverHandler = new RecordingHandler();
-        await using var server = new StreamServer(
-            new StreamServerOptions { MaxSendQueueBytes = QueueLimit, SendTimeout = Timeout.InfiniteTimeSpan, SocketSendBufferSize = 16 * 1024 },
-            serverHandler);
-        server.Start();
-        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var received = new System.Collections.Concurrent.ConcurrentQueue<byte[]>();
-        var clientHandler = StreamHandler.Create(async (_, message) =>
-        {
-            await release.Task;
-            received.Enqueue(message.ToArray());
-        });
-        await using var client = new StreamClient(new StreamClientOptions { SocketReceiveBufferSize = 4096 }, clientHandler);
-        await client.ConnectAsync(server.LocalEndPoint!);
-        var connection = await serverHandler.NextConnectionAsync();
+        await using var peer = await StalledPeer.StartAsync();
+        var connection = peer.ServerSide;
 
         using var cancel = new CancellationTokenSource();
-        var sent = 0;
-        ValueTask<bool> blocked = default;
-        while (sent < MaxMessages)
-        {
-            var send = connection.SendAsync(StreamTestKit.Message(sent, MessageLength), cancel.Token);
-            sent++;
-            if (!send.IsCompleted)
-            {
-                blocked = send;
-                break;
-            }
-
-            Assert.True(await send);
-        }
-
-        Assert.True(sent < MaxMessages, "The send queue never filled.");
+        var (sent, blocked) = await FillUntilASendWaitsAsync(connection, cancel.Token);
         await cancel.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await blocked);
 
@@ -133,10 +106,9 @@ public sealed class StreamBackpressureTests
         Assert.False(next.IsCompleted);
         Assert.InRange(connection.QueuedSendBytes, QueueLimit, QueueLimit + FrameLength);
 
-        release.SetResult();
+        peer.Release.SetResult();
         Assert.True(await next.AsTask().WaitAsync(RecordingHandler.Patience));
-        await StreamTestKit.WaitUntilAsync(() => received.Count >= sent, $"{sent} messages arrived");
-        Assert.Equal(Enumerable.Range(0, sent).Select(i => StreamTestKit.Message(i, MessageLength)), received);
+        await peer.WaitForAsync(sent);
     }
 
     [Fact]
@@ -167,52 +139,100 @@ public sealed class StreamBackpressureTests
     [Fact]
     public async Task SendAsync_QueueFull_WaitsUntilThePeerReads_AndEveryMessageArrives()
     {
-        var serverHandler = new RecordingHandler();
-        await using var server = new StreamServer(
-            new StreamServerOptions { MaxSendQueueBytes = QueueLimit, SendTimeout = Timeout.InfiniteTimeSpan, SocketSendBufferSize = 16 * 1024 },
-            serverHandler);
-        server.Start();
+        await using var peer = await StalledPeer.StartAsync();
+        var connection = peer.ServerSide;
 
-        // The client's handler holds its first message until released, so its receive loop stops reading and
-        // TCP flow control pushes back to the server's send queue.
-        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var received = new System.Collections.Concurrent.ConcurrentQueue<byte[]>();
-        var clientHandler = StreamHandler.Create(async (_, message) =>
-        {
-            await release.Task;
-            received.Enqueue(message.ToArray());
-        });
-        await using var client = new StreamClient(new StreamClientOptions { SocketReceiveBufferSize = 4096 }, clientHandler);
-        var clientSide = await client.ConnectAsync(server.LocalEndPoint!);
-        var connection = await serverHandler.NextConnectionAsync();
+        var (sent, blocked) = await FillUntilASendWaitsAsync(connection, CancellationToken.None);
+        Assert.InRange(connection.QueuedSendBytes, QueueLimit, QueueLimit + FrameLength);
 
-        ValueTask<bool> blocked = default;
+        peer.Release.SetResult();
+        Assert.True(await blocked.AsTask().WaitAsync(RecordingHandler.Patience));
+        Assert.True(await connection.SendAsync(StreamTestKit.Message(sent, MessageLength)));
+        sent++;
+        await peer.WaitForAsync(sent);
+
+        Assert.True(peer.ClientSide.IsOpen);
+    }
+
+    /// <summary>
+    /// Sends numbered messages until one cannot complete at once (the queue reached its limit), checking the bound on
+    /// the way; returns how many were sent, that one included, and the waiting send.
+    /// </summary>
+    private static async Task<(int Sent, ValueTask<bool> Blocked)> FillUntilASendWaitsAsync(StreamConnection connection, CancellationToken cancellationToken)
+    {
         var sent = 0;
         while (sent < MaxMessages)
         {
-            var send = connection.SendAsync(StreamTestKit.Message(sent, MessageLength));
+            var send = connection.SendAsync(StreamTestKit.Message(sent, MessageLength), cancellationToken);
             sent++;
             if (!send.IsCompleted)
             {
-                blocked = send;
-                break;
+                return (sent, send);
             }
 
             Assert.True(await send);
             Assert.InRange(connection.QueuedSendBytes, 0, QueueLimit + FrameLength);
         }
 
-        Assert.True(sent < MaxMessages, "The send queue never filled.");
-        Assert.InRange(connection.QueuedSendBytes, QueueLimit, QueueLimit + FrameLength);
+        Assert.Fail("The send queue never filled.");
+        return default;
+    }
 
-        release.SetResult();
-        Assert.True(await blocked.AsTask().WaitAsync(RecordingHandler.Patience));
-        Assert.True(await connection.SendAsync(StreamTestKit.Message(sent, MessageLength)));
-        sent++;
-        await StreamTestKit.WaitUntilAsync(() => received.Count >= sent, $"{sent} messages arrived");
+    /// <summary>
+    /// A server with a <see cref="QueueLimit"/> send queue and a client whose handler holds its first message until
+    /// <see cref="Release"/>, so that its receive loop stops reading and TCP flow control pushes back to the server's
+    /// send queue.
+    /// </summary>
+    private sealed class StalledPeer : IAsyncDisposable
+    {
+        private StalledPeer(StreamServer server, StreamClient client)
+        {
+            Server = server;
+            Client = client;
+        }
 
-        Assert.Equal(Enumerable.Range(0, sent).Select(i => StreamTestKit.Message(i, MessageLength)), received);
+        public StreamServer Server { get; }
 
-        Assert.True(clientSide.IsOpen);
+        public StreamClient Client { get; }
+
+        public StreamConnection ClientSide { get; private set; } = null!;
+
+        public StreamConnection ServerSide { get; private set; } = null!;
+
+        public TaskCompletionSource Release { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public ConcurrentQueue<byte[]> Received { get; } = new();
+
+        public static async Task<StalledPeer> StartAsync()
+        {
+            var serverHandler = new RecordingHandler();
+            var server = new StreamServer(
+                new StreamServerOptions { MaxSendQueueBytes = QueueLimit, SendTimeout = Timeout.InfiniteTimeSpan, SocketSendBufferSize = 16 * 1024 },
+                serverHandler);
+            server.Start();
+            StalledPeer? peer = null;
+            var clientHandler = StreamHandler.Create(async (_, message) =>
+            {
+                await peer!.Release.Task;
+                peer.Received.Enqueue(message.ToArray());
+            });
+            peer = new StalledPeer(server, new StreamClient(new StreamClientOptions { SocketReceiveBufferSize = 4096 }, clientHandler));
+            peer.ClientSide = await peer.Client.ConnectAsync(server.LocalEndPoint!);
+            peer.ServerSide = await serverHandler.NextConnectionAsync();
+            return peer;
+        }
+
+        /// <summary>Waits until <paramref name="count"/> messages arrived, then checks they are messages 0 to count - 1 in order.</summary>
+        public async Task WaitForAsync(int count)
+        {
+            await StreamTestKit.WaitUntilAsync(() => Received.Count >= count, $"{count} messages arrived");
+            Assert.Equal(Enumerable.Range(0, count).Select(i => StreamTestKit.Message(i, MessageLength)), Received);
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            await Client.DisposeAsync();
+            await Server.DisposeAsync();
+        }
     }
 }
