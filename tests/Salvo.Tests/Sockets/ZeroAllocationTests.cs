@@ -5,14 +5,15 @@ namespace Salvo.Tests.Sockets;
 /// <summary>
 /// After warm-up, moving 100,000 datagrams allocates nothing on the threads doing the I/O. The sender
 /// and receiver each run on a dedicated thread, so the per-thread allocation counter sees exactly
-/// their work; a shared counter keeps the sender a bounded window ahead (no loss, no sleeping).
+/// their work; a shared counter keeps the sender a bounded window ahead (no loss).
 /// </summary>
 [Collection(NonParallelCollection.Name)]
 public sealed class ZeroAllocationTests
 {
     private const int WarmUp = 5_000;
     private const int Measured = 100_000;
-    private const int Window = 1_024;
+    private const int InFlight = 1_024;
+    private const int Slices = 10;
 
     [LinuxFact]
     public void LinuxBatched_SendAndReceive_AllocateNothingPerDatagram() =>
@@ -36,9 +37,11 @@ public sealed class ZeroAllocationTests
     }
 
     [LinuxFact]
-    public async Task LinuxBatched_AsyncPath_AllocatesNothingPerDatagramInTheProcess()
+    public async Task LinuxBatched_AsyncReceiveThatWaits_AllocatesNothingPerDatagram()
     {
-        // The async path hops threads, so count the whole process: this class runs alone.
+        // Each round starts the receive before anything is sent, so it parks on the runtime's I/O engine and
+        // resumes on another thread: the path where pooled state machines and the reused peek operation
+        // matter. Threads change, so the count is the whole process's, sliced (see ProcessAllocationSlices).
         using var receiver = Open(DatagramBackend.LinuxBatched);
         using var sender = Open(DatagramBackend.LinuxBatched);
         var received = new ReceiveBatch(capacity: 64, bufferSize: 2048);
@@ -48,30 +51,31 @@ public sealed class ZeroAllocationTests
             batch.Add(new byte[64], receiver.LocalAddress);
         }
 
-        async Task<long> Run(int datagrams)
+        long parked = 0;
+        async Task Run(int datagrams, ProcessAllocationSlices? slices)
         {
-            long got = 0;
-            while (got < datagrams)
+            for (long moved = 0; moved < datagrams; moved += batch.Count)
             {
-                await sender.SendAsync(batch);
-                var target = got + batch.Count;
-                while (got < target)
+                slices?.Pass(moved);
+                var pending = receiver.ReceiveAsync(received);
+                parked += pending.IsCompleted ? 0 : 1;
+                await sender.SendAsync(batch).ConfigureAwait(false);
+                var got = await pending.ConfigureAwait(false);
+                while (got < batch.Count)
                 {
-                    got += await receiver.ReceiveAsync(received);
+                    got += await receiver.ReceiveAsync(received).ConfigureAwait(false);
                 }
             }
 
-            return got;
+            slices?.Pass(datagrams);
         }
 
-        await Run(WarmUp);
-        var before = GC.GetTotalAllocatedBytes(precise: true);
-        var moved = await Run(Measured);
-        var allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
-        // Zero per datagram: one allocation per datagram would be at least 24 bytes each (2.4 MB here). Runtime
-        // housekeeping of the whole process (timers, the thread pool, other tests' background work) may land in
-        // the window; seen up to 74 KB, under one byte per datagram.
-        Assert.True(allocated < moved, $"{allocated} bytes allocated for {moved} datagrams");
+        await Run(WarmUp, slices: null);
+        parked = 0;
+        var marks = new ProcessAllocationSlices();
+        await Run(Measured, marks);
+        Assert.True(parked > Measured / batch.Count * 9 / 10, $"only {parked} receives waited");
+        marks.AssertSteadyStateAllocatesNothing();
     }
 
     private static DatagramSocket Open(DatagramBackend backend) => new(new DatagramSocketOptions
@@ -89,8 +93,8 @@ public sealed class ZeroAllocationTests
         var destination = receiver.LocalAddress;
         const int total = WarmUp + Measured;
         long received = 0;
-        long receiverAllocated = -1;
-        long senderAllocated = -1;
+        var receiverMarks = new AllocationMarks();
+        var senderMarks = new AllocationMarks();
         Exception? failure = null;
 
         var receiveThread = new Thread(() =>
@@ -98,14 +102,9 @@ public sealed class ZeroAllocationTests
             try
             {
                 var batch = new ReceiveBatch(capacity: 64, bufferSize: receiveBufferSize);
-                long start = 0;
                 while (Volatile.Read(ref received) < total)
                 {
-                    if (start == 0 && Volatile.Read(ref received) >= WarmUp)
-                    {
-                        start = GC.GetAllocatedBytesForCurrentThread();
-                    }
-
+                    receiverMarks.Pass(Volatile.Read(ref received));
                     var count = socketReceive(receiver, batch);
                     if (count == 0)
                     {
@@ -115,7 +114,7 @@ public sealed class ZeroAllocationTests
                     Volatile.Write(ref received, Volatile.Read(ref received) + count);
                 }
 
-                receiverAllocated = GC.GetAllocatedBytesForCurrentThread() - start;
+                receiverMarks.Pass(long.MaxValue);
             }
             catch (Exception e)
             {
@@ -135,16 +134,11 @@ public sealed class ZeroAllocationTests
                 }
 
                 long sent = 0;
-                long start = 0;
                 var spin = new SpinWait();
                 while (sent < total && failure is null)
                 {
-                    if (start == 0 && sent >= WarmUp)
-                    {
-                        start = GC.GetAllocatedBytesForCurrentThread();
-                    }
-
-                    if (sent - Volatile.Read(ref received) > Window)
+                    senderMarks.Pass(sent);
+                    if (sent - Volatile.Read(ref received) > InFlight)
                     {
                         spin.SpinOnce();
                         continue;
@@ -153,7 +147,7 @@ public sealed class ZeroAllocationTests
                     sent += sender.Send(batch);
                 }
 
-                senderAllocated = GC.GetAllocatedBytesForCurrentThread() - start;
+                senderMarks.Pass(long.MaxValue);
             }
             catch (Exception e)
             {
@@ -166,9 +160,89 @@ public sealed class ZeroAllocationTests
         Assert.True(sendThread.Join(TimeSpan.FromSeconds(60)), "sender did not finish");
         Assert.True(receiveThread.Join(TimeSpan.FromSeconds(30)), "receiver did not finish");
         Assert.Null(failure);
-        Assert.Equal((0L, 0L), (senderAllocated, receiverAllocated));
+        senderMarks.AssertSteadyStateAllocatesNothing("sender");
+        receiverMarks.AssertSteadyStateAllocatesNothing("receiver");
         return (sender.Capabilities, receiver.Capabilities);
 
         static int socketReceive(DatagramSocket socket, ReceiveBatch batch) => socket.Receive(batch, TimeSpan.FromSeconds(10));
+    }
+
+    /// <summary>
+    /// One thread's allocation counter at the start of each of <see cref="Slices"/> equal slices of the
+    /// measured datagrams. An allocation per datagram or per call (a slice holds 300+ calls) shows in every
+    /// slice. The counter itself is not exact: while a thread is blocked (a sleep, a poll) the runtime may
+    /// retire its allocation context and count the unused tail as allocated, a one-off of at most one
+    /// 8 KB allocation quantum (seen: 40 to 8,120 bytes, in Thread.Sleep inside SpinWait with no Salvo
+    /// code on the stack). So most slices must be exactly zero and the whole window under two quanta.
+    /// </summary>
+    private sealed class AllocationMarks
+    {
+        private const int SliceLength = Measured / Slices;
+        private const long TwoQuanta = 16 * 1024;
+        private readonly long[] _marks = new long[Slices + 1];
+        private int _next;
+
+        /// <summary>Records the counter at every slice boundary <paramref name="datagrams"/> has reached.</summary>
+        public void Pass(long datagrams)
+        {
+            while (_next <= Slices && datagrams >= WarmUp + ((long)_next * SliceLength))
+            {
+                _marks[_next++] = GC.GetAllocatedBytesForCurrentThread();
+            }
+        }
+
+        public void AssertSteadyStateAllocatesNothing(string thread)
+        {
+            Assert.Equal(Slices + 1, _next);
+            var slices = new long[Slices];
+            for (var i = 0; i < Slices; i++)
+            {
+                slices[i] = _marks[i + 1] - _marks[i];
+            }
+
+            var total = _marks[Slices] - _marks[0];
+            var clean = slices.Count(bytes => bytes == 0);
+            Assert.True(
+                clean >= Slices - 2 && total < TwoQuanta,
+                $"{thread} allocated {total} bytes over {Measured} datagrams; per slice: {string.Join(", ", slices)}");
+        }
+    }
+
+    /// <summary>
+    /// The whole process's allocations in <see cref="Slices"/> equal slices of the measured datagrams. Other
+    /// threads allocate in bursts that have nothing to do with the loop: the test host serializing its
+    /// reports (about 250 KB at a time), the runtime's socket engine growing its event queue when the thread
+    /// pool falls behind (segments of 12 to 197 KB, doubling); in one run of twelve they touched half the
+    /// slices. A quiet slice takes 0 to 1.8 KB. An allocation per datagram or per round, even 24 bytes, adds
+    /// at least 7.5 KB to every slice (312 rounds each), so several slices must stay under 4 KiB.
+    /// </summary>
+    private sealed class ProcessAllocationSlices
+    {
+        private const int SliceLength = Measured / Slices;
+        private const int QuietBytes = 4 * 1024;
+        private const int QuietSlicesRequired = 4;
+        private readonly long[] _marks = new long[Slices + 1];
+        private int _next;
+
+        public void Pass(long datagrams)
+        {
+            while (_next <= Slices && datagrams >= (long)_next * SliceLength)
+            {
+                _marks[_next++] = GC.GetTotalAllocatedBytes(precise: true);
+            }
+        }
+
+        public void AssertSteadyStateAllocatesNothing()
+        {
+            Assert.Equal(Slices + 1, _next);
+            var slices = new long[Slices];
+            for (var i = 0; i < Slices; i++)
+            {
+                slices[i] = _marks[i + 1] - _marks[i];
+            }
+
+            var quiet = slices.Count(bytes => bytes < QuietBytes);
+            Assert.True(quiet >= QuietSlicesRequired, $"process allocated per slice of {SliceLength} datagrams: {string.Join(", ", slices)}");
+        }
     }
 }
