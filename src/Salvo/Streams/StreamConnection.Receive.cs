@@ -12,6 +12,10 @@ public sealed partial class StreamConnection
 
     private async Task ReceiveLoopAsync()
     {
+        // Leave at once, so that Start stores this loop's task before any of it runs. With bytes already in the
+        // socket, the first handler call would otherwise run inside Start; a close begun meanwhile would see the
+        // placeholder task, take the loop for finished, and never count a stuck handler out.
+        await Task.CompletedTask.ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
         var writer = _input.Writer;
         var reader = _input.Reader;
         var reason = StreamCloseReason.RemoteClosed;

@@ -282,6 +282,9 @@ public sealed partial class StreamConnection
 
     private async Task SendLoopAsync()
     {
+        // As the receive loop does: Start stores this task before the loop sends what OnConnected queued, so a
+        // close begun meanwhile waits for those sends instead of a placeholder.
+        await Task.CompletedTask.ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
         var reader = _output.Reader;
         try
         {

@@ -1,3 +1,5 @@
+using System.Buffers;
+using System.Net.Sockets;
 using Salvo.Streams;
 
 namespace Salvo.Tests.Streams;
@@ -164,6 +166,32 @@ public sealed class StreamConnectionTests
     }
 
     [Fact]
+    public async Task StopAsync_WhileTheFirstHandlerCallHasNotYetAwaited_StillWaitsOnlyTheCloseTimeout()
+    {
+        // With the message already in the socket when the connection starts, the first handler call runs inside
+        // the receive loop's first synchronous stretch, and this handler holds that stretch until the close has
+        // begun. A close that looked at the receive loop before the loop's task existed took it for finished,
+        // never counted the stuck handler out, and StopAsync waited for the handler to return.
+        var handler = new HoldsFirstCallHandler();
+        var server = new StreamServer(new StreamServerOptions { CloseTimeout = TimeSpan.FromMilliseconds(200) }, handler);
+        server.Start();
+        using var peer = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        await peer.ConnectAsync(server.LocalEndPoint!);
+        peer.Send(new byte[] { 0, 0, 0, 1, 7 }); // one length-prefixed message of one byte
+        handler.MessageSent.SetResult();
+        await handler.Entered.Task.WaitAsync(RecordingHandler.Patience);
+
+        // Two close timeouts (the peer's end of stream, then the handler) are 400 ms; 5 s is far past them.
+        var stop = server.StopAsync();
+        var first = await Task.WhenAny(stop, Task.Delay(TimeSpan.FromSeconds(5)));
+
+        handler.Release.SetResult();
+        Assert.True(first == stop, "StopAsync waited for the stuck handler instead of the close timeout");
+        await stop;
+        await StreamTestKit.WaitUntilAsync(() => server.BufferPool.RentedBlocks == 0, "the handler's input block is back");
+    }
+
+    [Fact]
     public async Task MaxConnections_Reached_NextConnectionIsClosedAtOnce()
     {
         var serverHandler = new RecordingHandler { Echo = true };
@@ -233,5 +261,25 @@ public sealed class StreamConnectionTests
 
         var e = Assert.ThrowsAny<ArgumentException>(() => new StreamServer(options, StreamHandler.Ignore));
         Assert.Equal(option, e.ParamName);
+    }
+
+    /// <summary>Starts no loop before the message is in the socket; its first call blocks until the close begins, then never returns on its own.</summary>
+    private sealed class HoldsFirstCallHandler : IStreamHandler
+    {
+        public TaskCompletionSource MessageSent { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Entered { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Release { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public void OnConnected(StreamConnection connection) =>
+            Assert.True(MessageSent.Task.Wait(RecordingHandler.Patience), "the message was never sent");
+
+        public async ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message)
+        {
+            Entered.TrySetResult();
+            Assert.True(SpinWait.SpinUntil(() => !connection.IsOpen, RecordingHandler.Patience), "the close never began");
+            await Release.Task; // ignores ClosingToken on purpose
+        }
     }
 }
