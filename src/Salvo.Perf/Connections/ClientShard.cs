@@ -222,4 +222,11 @@ internal sealed record ClientShardSettings(
     int MinMessageBytes,
     int MaxMessageBytes,
     LoadClientKind Client,
-    int Batch);
+    int Batch)
+{
+    /// <summary>
+    /// After the send window, how long to go on receiving (sending nothing new) until every message sent has come
+    /// back. Zero for measurements, whose rates count only the window; tests that must see every echo set it.
+    /// </summary>
+    public double SettleSeconds { get; init; }
+}

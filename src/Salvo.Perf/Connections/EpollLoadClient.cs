@@ -78,7 +78,7 @@ internal sealed class EpollLoadClient : IDisposable
         try
         {
             var running = loops.Select((loop, t) => new Thread(() =>
-                loop.Run(settings.RatePerSecond / threads, settings.DurationSeconds, settings.MinMessageBytes, settings.MaxMessageBytes, seed: t))).ToList();
+                loop.Run(settings.RatePerSecond / threads, settings.DurationSeconds, settings.MinMessageBytes, settings.MaxMessageBytes, seed: t, settings.SettleSeconds))).ToList();
             running.ForEach(t => t.Start());
             running.ForEach(t => t.Join());
             var latency = new LatencyHistogram();

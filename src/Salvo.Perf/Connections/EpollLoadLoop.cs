@@ -94,9 +94,10 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
 
     /// <summary>
     /// Sends <paramref name="ratePerSecond"/> messages/s of random lengths to random connections for
-    /// <paramref name="seconds"/> and records their echoes; echoes still in flight at the end are not counted.
+    /// <paramref name="seconds"/> and records their echoes; echoes still in flight at the end are not counted,
+    /// unless <paramref name="settleSeconds"/> gives them time to arrive (<see cref="Seconds"/> stays the window).
     /// </summary>
-    public void Run(double ratePerSecond, double seconds, int minMessageBytes, int maxMessageBytes, int seed)
+    public void Run(double ratePerSecond, double seconds, int minMessageBytes, int maxMessageBytes, int seed, double settleSeconds = 0)
     {
         var random = new Random(seed);
         var message = new byte[maxMessageBytes];
@@ -129,8 +130,15 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
             Poll(timeoutMilliseconds: behind ? 0 : 1);
         }
 
-        _recording = false;
         Seconds = clock.Elapsed.TotalSeconds;
+        var settle = Stopwatch.StartNew();
+        while (Echoed < Sent && Closed == 0 && settle.Elapsed.TotalSeconds < settleSeconds)
+        {
+            SendUnsent();
+            Poll(timeoutMilliseconds: 1);
+        }
+
+        _recording = false;
     }
 
     /// <inheritdoc />
