@@ -88,6 +88,24 @@ public sealed class DelimitedFramer : IMessageFramer
     /// <inheritdoc />
     public FrameDecodeResult TryDecode(in ReadOnlySequence<byte> input, IBufferWriter<byte> scratch)
     {
+        var fresh = default(FrameScanState);
+        return TryDecode(input, scratch, ref fresh);
+    }
+
+    /// <inheritdoc />
+    public FrameDecodeResult TryDecode(in ReadOnlySequence<byte> input, IBufferWriter<byte> scratch, ref FrameScanState state)
+    {
+        var result = Decode(input, scratch, ref state);
+        if (result.Status != FrameDecodeStatus.NeedMore)
+        {
+            state = default;
+        }
+
+        return result;
+    }
+
+    private FrameDecodeResult Decode(in ReadOnlySequence<byte> input, IBufferWriter<byte> scratch, ref FrameScanState state)
+    {
         ArgumentNullException.ThrowIfNull(scratch);
         if (input.IsEmpty)
         {
@@ -102,36 +120,47 @@ public sealed class DelimitedFramer : IMessageFramer
         }
 
         var afterStart = input.Slice(1);
-        var end = afterStart.PositionOf(Etx);
-        var body = end is { } position ? afterStart.Slice(0, position) : afterStart;
-        if (body.PositionOf(Stx) is not null)
+        if (state.Examined > afterStart.Length)
+        {
+            state = default;
+        }
+
+        // Only the bytes after those an earlier call examined: they held no ETX and no STX, and Tally DLEs.
+        var unseen = afterStart.Slice(state.Examined);
+        var end = unseen.PositionOf(Etx);
+        var fresh = end is { } position ? unseen.Slice(0, position) : unseen;
+        if (fresh.PositionOf(Stx) is not null)
         {
             return FrameDecodeResult.Malformed(
                 FrameError.UnexpectedStart, "STX (0x02) inside a frame: the frame before it has no ETX.");
         }
 
-        var escapes = Count(body, Dle);
-        var messageLength = body.Length - escapes;
+        var bodyLength = state.Examined + fresh.Length;
+        var escapes = state.Tally + Count(fresh, Dle);
+        var messageLength = bodyLength - escapes;
         if (messageLength > MaxMessageSize)
         {
             return FrameDecodeResult.Malformed(
                 FrameError.TooLarge, $"The frame holds more than {MaxMessageSize} message bytes without an ETX (the limit).");
         }
 
-        if (body.Length > MaxFrameSize - 2)
+        if (bodyLength > MaxFrameSize - 2)
         {
             // Valid escapes at most double a message, so a longer body has a DLE escaping a DLE. Caught here and not at
             // an ETX that may never come: counting every DLE as an escape let STX then endless DLEs buffer without bound.
             return FrameDecodeResult.Malformed(
-                FrameError.BadEscape, $"A frame of {body.Length} bytes cannot hold a message of at most {MaxMessageSize} bytes unless a DLE (0x10) escapes a DLE.");
+                FrameError.BadEscape, $"A frame of {bodyLength} bytes cannot hold a message of at most {MaxMessageSize} bytes unless a DLE (0x10) escapes a DLE.");
         }
 
         if (end is null)
         {
+            state.Examined = bodyLength;
+            state.Tally = escapes;
             return FrameDecodeResult.NeedMore;
         }
 
-        var consumed = body.Length + 2;
+        var body = afterStart.Slice(0, bodyLength);
+        var consumed = bodyLength + 2;
         if (escapes == 0)
         {
             return FrameDecodeResult.Complete(body, consumed);

@@ -2,7 +2,7 @@ using System.Buffers;
 
 namespace Salvo.Streams;
 
-/// <summary>The outcome of one <see cref="IMessageFramer.TryDecode"/> call.</summary>
+/// <summary>The outcome of one <see cref="IMessageFramer.TryDecode(in System.Buffers.ReadOnlySequence{byte}, System.Buffers.IBufferWriter{byte})"/> call.</summary>
 public readonly struct FrameDecodeResult
 {
     private FrameDecodeResult(FrameDecodeStatus status, ReadOnlySequence<byte> message, long consumed, FrameError error, string? reason)

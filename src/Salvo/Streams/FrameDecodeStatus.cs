@@ -1,6 +1,6 @@
 namespace Salvo.Streams;
 
-/// <summary>What <see cref="IMessageFramer.TryDecode"/> found at the start of its input.</summary>
+/// <summary>What <see cref="IMessageFramer.TryDecode(in System.Buffers.ReadOnlySequence{byte}, System.Buffers.IBufferWriter{byte})"/> found at the start of its input.</summary>
 public enum FrameDecodeStatus
 {
     /// <summary>The input does not yet hold a whole frame; read more and try again with the longer input.</summary>

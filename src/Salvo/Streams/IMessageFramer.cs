@@ -8,7 +8,7 @@ namespace Salvo.Streams;
 /// </summary>
 public interface IMessageFramer
 {
-    /// <summary>The longest message, in bytes, that <see cref="Encode"/> accepts and <see cref="TryDecode"/> returns.</summary>
+    /// <summary>The longest message, in bytes, that <see cref="Encode"/> accepts and <see cref="TryDecode(in ReadOnlySequence{byte}, IBufferWriter{byte})"/> returns.</summary>
     int MaxMessageSize { get; }
 
     /// <summary>
@@ -33,4 +33,15 @@ public interface IMessageFramer
     /// <param name="input">Undecoded bytes; may be split into segments anywhere.</param>
     /// <param name="scratch">Where to write the message when the encoding must be undone (escapes).</param>
     FrameDecodeResult TryDecode(in ReadOnlySequence<byte> input, IBufferWriter<byte> scratch);
+
+    /// <summary>
+    /// Same as <see cref="TryDecode(in ReadOnlySequence{byte}, IBufferWriter{byte})"/>, resuming where an earlier call
+    /// on the same incomplete frame stopped. Framers that learn a frame's size from a fixed header have nothing to
+    /// resume and keep this default, which ignores <paramref name="state"/>.
+    /// </summary>
+    /// <param name="input">Undecoded bytes, starting at the same frame as the call that filled <paramref name="state"/>.</param>
+    /// <param name="scratch">Where to write the message when the encoding must be undone (escapes).</param>
+    /// <param name="state">Kept by the caller between calls; see <see cref="FrameScanState"/>.</param>
+    FrameDecodeResult TryDecode(in ReadOnlySequence<byte> input, IBufferWriter<byte> scratch, ref FrameScanState state) =>
+        TryDecode(input, scratch);
 }

@@ -10,6 +10,9 @@ public sealed partial class StreamConnection
 
     private ScratchBuffer? _scratch;
 
+    // What the framer learned about the incomplete frame at the head of the input, so each read is scanned once.
+    private FrameScanState _frameScan;
+
     private async Task ReceiveLoopAsync()
     {
         // Leave at once, so that Start stores this loop's task before any of it runs. With bytes already in the
@@ -136,7 +139,7 @@ public sealed partial class StreamConnection
         long consumed = 0;
         while (true)
         {
-            var decoded = framer.TryDecode(buffer.Slice(consumed), scratch);
+            var decoded = framer.TryDecode(buffer.Slice(consumed), scratch, ref _frameScan);
             if (decoded.Status != FrameDecodeStatus.Complete)
             {
                 return (consumed, decoded);

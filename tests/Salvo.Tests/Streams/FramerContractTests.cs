@@ -80,6 +80,29 @@ public abstract class FramerContractTests
         Assert.True(output.WrittenCount <= framer.MaxFrameSize, name);
     }
 
+    /// <summary>Streams that end broken part-way, so that resuming must find the fault where a fresh scan does.</summary>
+    public static TheoryData<string, byte[]> BrokenTails() => new()
+    {
+        { "stx inside a frame", [0x02, 0x41, 0x42, 0x10, 0x22, 0x43, 0x02, 0x44, 0x03] },
+        { "bad escape", [0x02, 0x41, 0x42, 0x43, 0x10, 0x41, 0x03] },
+        { "stray byte after a frame", [0x02, 0x41, 0x03, 0x7F] },
+        { "length over the limit", [0, 0, 0, 3, 0x41, 0x42, 0x43, 0x7F, 0xFF, 0xFF, 0xFF] },
+    };
+
+    [Theory]
+    [MemberData(nameof(Payloads))]
+    public void Decode_InputGrowingByteByByteWithAKeptScanState_AgreesWithAFreshDecode(string name, byte[] payload)
+    {
+        var framer = Create();
+        var stream = EncodeAll(framer, [payload, [], payload.Reverse().ToArray(), [0x41]]);
+        AssertResumingAgreesWithFresh(framer, stream, name);
+    }
+
+    [Theory]
+    [MemberData(nameof(BrokenTails))]
+    public void Decode_BrokenInputGrowingByteByByteWithAKeptScanState_AgreesWithAFreshDecode(string name, byte[] stream) =>
+        AssertResumingAgreesWithFresh(Create(), stream, name);
+
     [Fact]
     public void Decode_MessageOfExactlyTheLimit_Completes()
     {
@@ -127,6 +150,37 @@ public abstract class FramerContractTests
         }
 
         return output.WrittenSpan.ToArray();
+    }
+
+    /// <summary>
+    /// Feeds <paramref name="stream"/> one more byte at a time, as reads would, keeping one scan state, and checks
+    /// every answer against a decode that starts from nothing.
+    /// </summary>
+    private static void AssertResumingAgreesWithFresh(IMessageFramer framer, byte[] stream, string name)
+    {
+        var state = default(FrameScanState);
+        var start = 0;
+        for (var end = start; end <= stream.Length; end++)
+        {
+            var input = Segments.Split(stream[start..end]);
+            var resumed = framer.TryDecode(input, new ArrayBufferWriter<byte>(), ref state);
+            var fresh = framer.TryDecode(input, new ArrayBufferWriter<byte>());
+
+            Assert.True(resumed.Status == fresh.Status, $"{name}: bytes {start}..{end}: {resumed.Status}, fresh {fresh.Status}");
+            Assert.True(resumed.Error == fresh.Error && resumed.Consumed == fresh.Consumed, $"{name}: bytes {start}..{end}");
+            Assert.True(resumed.Message.ToArray().AsSpan().SequenceEqual(fresh.Message.ToArray()), $"{name}: bytes {start}..{end}");
+            if (resumed.Status == FrameDecodeStatus.Malformed)
+            {
+                return;
+            }
+
+            if (resumed.Status == FrameDecodeStatus.Complete)
+            {
+                Assert.Equal(0, state.Examined);
+                start += (int)resumed.Consumed;
+                end = start - 1;
+            }
+        }
     }
 
     /// <summary>Decodes whole frames from the start of <paramref name="input"/>; returns the bytes they took.</summary>
@@ -216,6 +270,38 @@ public sealed class DelimitedFramerTests : FramerContractTests
         Assert.Equal(FrameDecodeStatus.NeedMore, framer.TryDecode(new ReadOnlySequence<byte>(input, 0, Limit + 1), new ArrayBufferWriter<byte>()).Status);
         var result = framer.TryDecode(new ReadOnlySequence<byte>(input), new ArrayBufferWriter<byte>());
         Assert.Equal(FrameError.TooLarge, result.Error);
+    }
+
+    [Fact]
+    public void Decode_FrameArrivingInPieces_ExaminesOnlyTheNewBytes()
+    {
+        var framer = Create();
+        var frame = EncodeAll(framer, [Enumerable.Repeat((byte)0x10, 300).ToArray()]); // 600 escaped bytes
+        var state = default(FrameScanState);
+
+        Assert.Equal(FrameDecodeStatus.NeedMore, framer.TryDecode(new ReadOnlySequence<byte>(frame, 0, 201), new ArrayBufferWriter<byte>(), ref state).Status);
+        Assert.Equal(200, state.Examined);
+        Assert.Equal(FrameDecodeStatus.NeedMore, framer.TryDecode(new ReadOnlySequence<byte>(frame, 0, 451), new ArrayBufferWriter<byte>(), ref state).Status);
+        Assert.Equal(450, state.Examined);
+
+        var result = framer.TryDecode(new ReadOnlySequence<byte>(frame), new ArrayBufferWriter<byte>(), ref state);
+
+        Assert.Equal(Enumerable.Repeat((byte)0x10, 300), result.Message.ToArray());
+        Assert.Equal(0, state.Examined);
+    }
+
+    [Fact]
+    public void Decode_ScanStateFromALongerInput_ScansAfreshInsteadOfTrustingIt()
+    {
+        var framer = Create();
+        var state = default(FrameScanState);
+        var longer = new byte[] { 0x02, 0x41, 0x41, 0x41, 0x41, 0x41 };
+        framer.TryDecode(new ReadOnlySequence<byte>(longer), new ArrayBufferWriter<byte>(), ref state);
+
+        // A caller that moved on to another frame without resetting: the state claims 5 examined bytes.
+        var result = framer.TryDecode(new ReadOnlySequence<byte>([0x02, 0x42, 0x03]), new ArrayBufferWriter<byte>(), ref state);
+
+        Assert.Equal([0x42], result.Message.ToArray());
     }
 
     [Fact]
