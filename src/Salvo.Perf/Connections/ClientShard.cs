@@ -46,8 +46,11 @@ internal static class ClientShard
             var cpu = CpuClock.Process();
             var open = client.ConnectionCount;
             var (sent, refused) = Traffic(connections, settings);
+            var seconds = traffic.Elapsed.TotalSeconds;
+            var inWindow = recorder.Echoed;
+            SpinWait.SpinUntil(() => recorder.Echoed >= sent, TimeSpan.FromSeconds(settings.SettleSeconds));
             recorder.IsRecording = false;
-            return new ClientShardResult(sent, recorder.Echoed, refused, open - client.ConnectionCount, 0, traffic.Elapsed.TotalSeconds,
+            return new ClientShardResult(sent, recorder.Echoed, inWindow, refused, open - client.ConnectionCount, 0, seconds,
                 recorder.Summarize(), (CpuClock.Process() - cpu).TotalSeconds);
         }).ConfigureAwait(false);
         return 0;
@@ -64,7 +67,7 @@ internal static class ClientShard
         {
             var cpu = CpuClock.Process();
             var outcome = client.Run(settings, framer);
-            return new ClientShardResult(outcome.Sent, outcome.Echoed, outcome.Refused, outcome.Closed, outcome.Malformed, outcome.Seconds,
+            return new ClientShardResult(outcome.Sent, outcome.Echoed, outcome.EchoedInWindow, outcome.Refused, outcome.Closed, outcome.Malformed, outcome.Seconds,
                 outcome.Latency.Summarize(), (CpuClock.Process() - cpu).TotalSeconds);
         }).ConfigureAwait(false);
         return 0;

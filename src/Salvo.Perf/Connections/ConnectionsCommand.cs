@@ -22,6 +22,9 @@ internal static class ConnectionsCommand
             "a task and a 4 KiB byte[] per connection, awaiting ReceiveAsync into it), the baseline to compare with.",
             ServerNames.Salvo, ServerNames.Plain);
         var batch = CommonOptions.Int("--batch", null, 1, 1, 64, "Messages written to a connection together, in one send; --rate still counts messages.");
+        var settle = CommonOptions.Seconds("--settle", null, 0,
+            "After the traffic, seconds to wait for echoes still in flight, sending nothing new: they count as echoed (and the rest as " +
+            "unanswered) but not toward messages/s. 0 stops at once, leaving what is in flight unanswered.", allowZero: true);
         var inlineCompletions = new Option<bool>("--inline-completions")
         {
             Description = "Run the servers' socket completions on the runtime's epoll threads (" + ShardProcess.InlineCompletionsVariable +
@@ -41,7 +44,7 @@ internal static class ConnectionsCommand
             "fragmentation, pinned pool bytes, buffers held), then lets --active connections send randomly sized messages " +
             "to random connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
         {
-            count, active, rate, duration, minSize, maxSize, batch, framing, server, client, inlineCompletions,
+            count, active, rate, duration, minSize, maxSize, batch, settle, framing, server, client, inlineCompletions,
             ShardCommands.Server(),
             ShardCommands.Client(),
         };
@@ -73,7 +76,8 @@ internal static class ConnectionsCommand
                 parse.GetValue(inlineCompletions),
                 clientName,
                 parse.GetValue(batch),
-                parse.GetValue(server)!);
+                parse.GetValue(server)!,
+                parse.GetValue(settle));
             var result = ConnectionsRunner.Run(settings, line => console.Note($"salvo connections: {line}"), cancellationToken);
             Print(console, new ConnectionsReport("connections", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(result.ConnectFailures == 0 ? 0 : CliException.FailureExitCode);
@@ -100,6 +104,8 @@ internal static class ConnectionsCommand
         table.Add("managed heap idle / after traffic", $"{Format.Count(r.Idle.ManagedBytes / 1024 / 1024)} MiB / {Format.Count(r.AfterTraffic.ManagedBytes / 1024 / 1024)} MiB");
         table.Add("pinned pool bytes; blocks held when idle", $"{Format.Count(r.PinnedBytes / 1024)} KiB; {Format.Count(r.RentedBlocksWhenIdle)}");
         table.Add("messages/s (echoed)", Format.Count(r.MessagesPerSecond));
+        table.Add($"messages sent / echoed / unanswered{(s.SettleSeconds > 0 ? $" after up to {s.SettleSeconds} s" : " (in flight at the end)")}",
+            $"{Format.Count(r.MessagesSent)} / {Format.Count(r.MessagesEchoed)} / {Format.Count(r.MessagesUnanswered)}");
         if (r.Latency is { } l)
         {
             table.Add("round trip p50 / p99 / max us (worst client)", $"{Format.Fixed(l.P50Microseconds, 0)} / {Format.Fixed(l.P99Microseconds, 0)} / {Format.Fixed(l.MaxMicroseconds, 0)}");

@@ -16,6 +16,7 @@ namespace Salvo.Perf.Connections;
 /// <param name="Client">The load generator: epoll or salvo.</param>
 /// <param name="Batch">Messages a client writes to one connection together, in one send.</param>
 /// <param name="Server">The echo server measured: salvo (<see cref="Salvo.Streams.StreamServer"/>) or plain (the usual .NET async loop).</param>
+/// <param name="SettleSeconds">After the traffic, the most seconds the clients wait for echoes still in flight.</param>
 internal sealed record ConnectionsSettings(
     int Count,
     int Active,
@@ -28,7 +29,8 @@ internal sealed record ConnectionsSettings(
     bool InlineCompletions,
     string Client,
     int Batch,
-    string Server);
+    string Server,
+    double SettleSeconds);
 
 /// <summary>What the run measured. Memory figures are the server processes' (what a server pays per connection).</summary>
 /// <param name="ServerProcesses">Server processes sharing the port (and as many client processes).</param>
@@ -37,8 +39,9 @@ internal sealed record ConnectionsSettings(
 /// <param name="ConnectSeconds">Time to establish all of them.</param>
 /// <param name="ServerConnections">Connections the servers held when measured idle.</param>
 /// <param name="MessagesSent">Messages the clients queued in the traffic phase.</param>
-/// <param name="MessagesEchoed">Messages that came back from the servers.</param>
-/// <param name="MessagesPerSecond">Echoed messages per second.</param>
+/// <param name="MessagesEchoed">Messages that came back from the servers, during the traffic or the settle time after it.</param>
+/// <param name="MessagesUnanswered">Messages sent whose echo had not come back when the clients stopped waiting (in flight, with no settle time).</param>
+/// <param name="MessagesPerSecond">Messages echoed within the traffic phase, per second of it.</param>
 /// <param name="SendsRefused">Sends refused because a connection's queue was full (backpressure).</param>
 /// <param name="Latency">Round-trip latency of echoed messages: the client process with the highest p99.</param>
 /// <param name="Baseline">Server memory before any connection.</param>
@@ -62,6 +65,7 @@ internal sealed record ConnectionsResult(
     int ServerConnections,
     long MessagesSent,
     long MessagesEchoed,
+    long MessagesUnanswered,
     double MessagesPerSecond,
     long SendsRefused,
     LatencySummary? Latency,

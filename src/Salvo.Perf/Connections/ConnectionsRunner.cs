@@ -47,7 +47,7 @@ internal static class ConnectionsRunner
                     "--source", $"127.0.0.{2 + (k % 250)}", "--count", Invariant(count), "--active", Invariant(active),
                     "--rate", rate.ToString("R", CultureInfo.InvariantCulture), "--time", settings.DurationSeconds.ToString("R", CultureInfo.InvariantCulture),
                     "--min-size", Invariant(settings.MinMessageBytes), "--max-size", Invariant(settings.MaxMessageBytes), "--framing", settings.Framing,
-                    "--client", settings.Client, "--batch", Invariant(settings.Batch),
+                    "--client", settings.Client, "--batch", Invariant(settings.Batch), "--settle", settings.SettleSeconds.ToString("R", CultureInfo.InvariantCulture),
                 ]));
             }
 
@@ -62,13 +62,14 @@ internal static class ConnectionsRunner
             {
                 progress($"traffic: {settings.RatePerSecond:N0} messages/s for {settings.DurationSeconds} s");
                 Task.WaitAll(clients.Select(c => c.SendAsync(ShardProtocol.Go)), cancellationToken);
-                var trafficTimeout = TimeSpan.FromSeconds(settings.DurationSeconds + 60);
+                var trafficTimeout = TimeSpan.FromSeconds(settings.DurationSeconds + settings.SettleSeconds + 60);
                 results.AddRange(clients.Select(c => JsonSerializer.Deserialize(c.ExpectAsync(ShardProtocol.Result, trafficTimeout).GetAwaiter().GetResult(), ShardJson.Default.ClientShardResult)!));
             }
 
             var after = Measure(servers);
             var serverConnections = idle.Sum(m => m.Connections);
             var echoed = results.Sum(r => r.Echoed);
+            var echoedInWindow = results.Sum(r => r.EchoedInWindow);
             var seconds = results.Count == 0 ? 0 : results.Max(r => r.Seconds);
             return new ConnectionsResult(
                 shards,
@@ -78,7 +79,8 @@ internal static class ConnectionsRunner
                 serverConnections,
                 results.Sum(r => r.Sent),
                 echoed,
-                seconds == 0 ? 0 : echoed / seconds,
+                Math.Max(0, results.Sum(r => r.Sent) - echoed),
+                seconds == 0 ? 0 : echoedInWindow / seconds,
                 results.Sum(r => r.Refused),
                 results.Count == 0 ? null : results.MaxBy(r => r.Latency.P99Microseconds)!.Latency,
                 Sum(baseline),

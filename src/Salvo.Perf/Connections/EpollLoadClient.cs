@@ -68,7 +68,7 @@ internal sealed class EpollLoadClient : IDisposable
         var fds = _sockets.Take(settings.Active).OfType<Socket>().Select(s => (int)s.Handle).ToArray();
         if (fds.Length == 0 || settings.RatePerSecond <= 0)
         {
-            return new LoadOutcome(0, 0, 0, 0, 0, 0, new LatencyHistogram());
+            return new LoadOutcome(0, 0, 0, 0, 0, 0, 0, new LatencyHistogram());
         }
 
         var threads = Math.Min(Environment.ProcessorCount, fds.Length);
@@ -84,7 +84,7 @@ internal sealed class EpollLoadClient : IDisposable
             var latency = new LatencyHistogram();
             loops.ForEach(l => latency.Add(l.Latency));
             return new LoadOutcome(
-                loops.Sum(l => l.Sent), loops.Sum(l => l.Echoed), loops.Sum(l => l.Refused), loops.Sum(l => l.Closed), loops.Sum(l => l.Malformed),
+                loops.Sum(l => l.Sent), loops.Sum(l => l.Echoed), loops.Sum(l => l.EchoedInWindow), loops.Sum(l => l.Refused), loops.Sum(l => l.Closed), loops.Sum(l => l.Malformed),
                 loops.Max(l => l.Seconds), latency);
         }
         finally
@@ -128,4 +128,4 @@ internal sealed class EpollLoadClient : IDisposable
 }
 
 /// <summary>What the load loops of one client process sent and saw, over <paramref name="Seconds"/> (the longest loop's window, set-up excluded).</summary>
-internal sealed record LoadOutcome(long Sent, long Echoed, long Refused, long Closed, long Malformed, double Seconds, LatencyHistogram Latency);
+internal sealed record LoadOutcome(long Sent, long Echoed, long EchoedInWindow, long Refused, long Closed, long Malformed, double Seconds, LatencyHistogram Latency);

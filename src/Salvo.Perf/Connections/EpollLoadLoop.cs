@@ -80,6 +80,9 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
     /// <summary>Echoes received while recording.</summary>
     public long Echoed { get; private set; }
 
+    /// <summary>Of <see cref="Echoed"/>, those that came back within the send window.</summary>
+    public long EchoedInWindow { get; private set; }
+
     /// <summary>Connections the server closed or that failed.</summary>
     public long Closed { get; private set; }
 
@@ -131,6 +134,7 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
         }
 
         Seconds = clock.Elapsed.TotalSeconds;
+        EchoedInWindow = Echoed;
         var settle = Stopwatch.StartNew();
         while (Echoed < Sent && Closed == 0 && settle.Elapsed.TotalSeconds < settleSeconds)
         {

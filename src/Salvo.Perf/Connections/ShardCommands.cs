@@ -34,11 +34,12 @@ internal static class ShardCommands
         var framing = Framing();
         var client = CommonOptions.Choice("--client", "epoll or salvo.", LoadClientNames.Choices);
         var batch = CommonOptions.Int("--batch", null, 1, 1, 64, "Messages per send.");
+        var settle = CommonOptions.Seconds("--settle", null, 0, "Seconds to wait for echoes after the traffic.", allowZero: true);
         var command = new Command("shard-client", "Internal: one client process of 'salvo connections'.")
         {
             Hidden = true,
         };
-        foreach (var option in new Option[] { port, source, count, active, rate, time, minSize, maxSize, framing, client, batch })
+        foreach (var option in new Option[] { port, source, count, active, rate, time, minSize, maxSize, framing, client, batch, settle })
         {
             command.Options.Add(option);
         }
@@ -46,7 +47,7 @@ internal static class ShardCommands
         command.SetAction((parse, _) => ClientShard.RunAsync(
             new ClientShardSettings(parse.GetValue(port), CommonOptions.ParseAddress(parse.GetValue(source)!, "--source"), parse.GetValue(count),
                 parse.GetValue(active), parse.GetValue(rate), parse.GetValue(time), parse.GetValue(minSize), parse.GetValue(maxSize),
-                LoadClientNames.Parse(parse.GetValue(client)), parse.GetValue(batch)),
+                LoadClientNames.Parse(parse.GetValue(client)), parse.GetValue(batch)) { SettleSeconds = parse.GetValue(settle) },
             Framer(parse.GetValue(framing)), Console.In, Console.Out));
         return command;
     }

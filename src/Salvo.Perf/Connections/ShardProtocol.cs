@@ -32,7 +32,7 @@ internal sealed record ClientShardConnected(int Connected, int Failures, double 
 /// of those, how many this side closed because an echo did not decode; and the CPU time the process used.
 /// </summary>
 internal sealed record ClientShardResult(
-    long Sent, long Echoed, long Refused, long Closed, long Malformed, double Seconds, Measurement.LatencySummary Latency, double CpuSeconds);
+    long Sent, long Echoed, long EchoedInWindow, long Refused, long Closed, long Malformed, double Seconds, Measurement.LatencySummary Latency, double CpuSeconds);
 
 /// <summary>JSON for the shard messages.</summary>
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals)]
