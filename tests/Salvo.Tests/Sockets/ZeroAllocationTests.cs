@@ -170,10 +170,10 @@ public sealed class ZeroAllocationTests
     /// <summary>
     /// One thread's allocation counter at the start of each of <see cref="Slices"/> equal slices of the
     /// measured datagrams. An allocation per datagram or per call (a slice holds 300+ calls) shows in every
-    /// slice. The counter itself is not exact: while a thread is blocked (a sleep, a poll) the runtime may
-    /// retire its allocation context and count the unused tail as allocated, a one-off of at most one
-    /// 8 KB allocation quantum (seen: 40 to 8,120 bytes, in Thread.Sleep inside SpinWait with no Salvo
-    /// code on the stack). So most slices must be exactly zero and the whole window under two quanta.
+    /// slice. The counter itself is not exact: across a blocking call it has jumped once by 40 to 8,120 bytes
+    /// with no collection and no Salvo code on the stack (inside Thread.Sleep in SpinWait), never more than
+    /// one 8 KB allocation quantum, as if the unused tail of the thread's allocation context were counted.
+    /// So most slices must be exactly zero and the whole window under two quanta.
     /// </summary>
     private sealed class AllocationMarks
     {
