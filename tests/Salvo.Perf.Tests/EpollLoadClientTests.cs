@@ -31,7 +31,7 @@ public sealed class EpollLoadClientTests
                 MinMessageBytes: 20_000, MaxMessageBytes: 60_000, LoadClientKind.Epoll, Batch: 2) { SettleSeconds = 30 };
             var outcome = await Task.Run(() => client.Run(settings, framer));
 
-            Assert.True(outcome.Sent > 100, $"{framer.GetType().Name}: {outcome}");
+            Assert.True(outcome.Sent >= 10, $"{framer.GetType().Name}: {outcome}");
             Assert.True(outcome.Echoed == outcome.Sent, $"{framer.GetType().Name}: {outcome}");
             Assert.Equal(0, outcome.Malformed);
             Assert.Equal(0, outcome.Closed);

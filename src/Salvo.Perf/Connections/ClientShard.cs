@@ -48,7 +48,7 @@ internal static class ClientShard
             var (sent, refused) = Traffic(connections, settings);
             var seconds = traffic.Elapsed.TotalSeconds;
             var inWindow = recorder.Echoed;
-            SpinWait.SpinUntil(() => recorder.Echoed >= sent, TimeSpan.FromSeconds(settings.SettleSeconds));
+            SpinWait.SpinUntil(() => recorder.Echoed >= sent || client.ConnectionCount < open, TimeSpan.FromSeconds(settings.SettleSeconds));
             recorder.IsRecording = false;
             return new ClientShardResult(sent, recorder.Echoed, inWindow, refused, open - client.ConnectionCount, 0, seconds,
                 recorder.Summarize(), (CpuClock.Process() - cpu).TotalSeconds);
@@ -229,7 +229,7 @@ internal sealed record ClientShardSettings(
 {
     /// <summary>
     /// After the send window, how long to go on receiving (sending nothing new) until every message sent has come
-    /// back. Zero for measurements, whose rates count only the window; tests that must see every echo set it.
+    /// back, or a connection closes. Rates count only the window either way; tests that must see every echo set it.
     /// </summary>
     public double SettleSeconds { get; init; }
 }

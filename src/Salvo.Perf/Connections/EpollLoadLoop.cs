@@ -89,7 +89,7 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
     /// <summary>Connections whose echo did not decode (closed by this side).</summary>
     public long Malformed { get; private set; }
 
-    /// <summary>How long <see cref="Run"/> sent and recorded: the window the counts above cover.</summary>
+    /// <summary>How long <see cref="Run"/> sent: the window <see cref="EchoedInWindow"/> covers (the other counts include the settle time).</summary>
     public double Seconds { get; private set; }
 
     /// <summary>Round trips of the echoes received while recording.</summary>

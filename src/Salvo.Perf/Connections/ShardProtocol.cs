@@ -28,8 +28,9 @@ internal sealed record ServerShardMemory(
 internal sealed record ClientShardConnected(int Connected, int Failures, double Seconds);
 
 /// <summary>
-/// A client shard's traffic outcome: messages sent, echoed and refused, connections that closed during the traffic and,
-/// of those, how many this side closed because an echo did not decode; and the CPU time the process used.
+/// A client shard's traffic outcome: messages sent, echoed (during the traffic and the settle time after it; of those, in
+/// the traffic's <c>Seconds</c>) and refused, connections that closed and, of those, how many this side closed because
+/// an echo did not decode; and the CPU time the process used.
 /// </summary>
 internal sealed record ClientShardResult(
     long Sent, long Echoed, long EchoedInWindow, long Refused, long Closed, long Malformed, double Seconds, Measurement.LatencySummary Latency, double CpuSeconds);

@@ -6,15 +6,17 @@ namespace Salvo.Streams;
 /// scanned N times from its first byte: a 1 MiB STX/ETX frame in 4 KiB reads is 128 MiB of scanning.
 /// </summary>
 /// <remarks>
-/// Start from <c>default</c> for each connection. Pass the same value to every call whose input begins at the same
-/// frame; the framer resets it when it returns anything but <see cref="FrameDecodeStatus.NeedMore"/>, so the caller
-/// only keeps it. Input shorter than what was examined (a caller that moved on without saying) is scanned afresh.
+/// The caller starts from <c>default</c>, passes the same value with every call whose input begins at the same frame
+/// and holds at least the bytes the last call held, and resets it to <c>default</c> whenever it drops or replaces
+/// input. The framer writes it when it returns <see cref="FrameDecodeStatus.NeedMore"/> and resets it to
+/// <c>default</c> when it returns anything else. <see cref="DelimitedFramer"/> also scans afresh when the input is
+/// shorter than <see cref="Examined"/> says; it cannot detect other misuse.
 /// </remarks>
 public struct FrameScanState
 {
-    /// <summary>Bytes of the frame already examined and found to hold no end of frame.</summary>
-    public long Examined { get; internal set; }
+    /// <summary>Bytes of the frame, after its first byte, already examined and found to hold no end of frame.</summary>
+    public long Examined { get; set; }
 
-    /// <summary>A framer-specific count over those bytes (escape bytes, for <see cref="DelimitedFramer"/>).</summary>
-    internal long Tally { get; set; }
+    /// <summary>A count the framer keeps over the examined bytes; its meaning is the framer's (escape bytes, for <see cref="DelimitedFramer"/>).</summary>
+    public long Tally { get; set; }
 }

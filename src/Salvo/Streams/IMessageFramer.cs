@@ -4,7 +4,8 @@ namespace Salvo.Streams;
 
 /// <summary>
 /// Cuts a byte stream into messages and back. Implementations hold no per-connection state, so one
-/// instance serves every connection; a connection keeps only the bytes it has not decoded yet.
+/// instance serves every connection; a connection keeps the bytes it has not decoded yet and, for framers that
+/// resume, a <see cref="FrameScanState"/>.
 /// </summary>
 public interface IMessageFramer
 {
@@ -36,8 +37,10 @@ public interface IMessageFramer
 
     /// <summary>
     /// Same as <see cref="TryDecode(in ReadOnlySequence{byte}, IBufferWriter{byte})"/>, resuming where an earlier call
-    /// on the same incomplete frame stopped. Framers that learn a frame's size from a fixed header have nothing to
-    /// resume and keep this default, which ignores <paramref name="state"/>.
+    /// on the same incomplete frame stopped. An implementation writes <paramref name="state"/> when it returns
+    /// <see cref="FrameDecodeStatus.NeedMore"/> and resets it to <c>default</c> when it returns anything else.
+    /// Framers that learn a frame's size from a fixed header have nothing to resume and keep this default, which
+    /// ignores <paramref name="state"/>.
     /// </summary>
     /// <param name="input">Undecoded bytes, starting at the same frame as the call that filled <paramref name="state"/>.</param>
     /// <param name="scratch">Where to write the message when the encoding must be undone (escapes).</param>

@@ -166,6 +166,7 @@ public sealed partial class StreamConnection
             }
 
             consumed += decoded.Consumed;
+            _frameScan = default; // the next decode starts at a new frame, whatever the framer left
             if (!IsOpen)
             {
                 return (consumed, decoded);
