@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.IO.Pipelines;
 using System.Net.Sockets;
 
@@ -282,8 +283,8 @@ public sealed partial class StreamConnection
 
     private async Task SendLoopAsync()
     {
-        // As the receive loop does: Start stores this task before the loop sends what OnConnected queued, so a
-        // close begun meanwhile waits for those sends instead of a placeholder.
+        // As the receive loop does: Start stores this task before the loop sends anything, so a close begun after
+        // Start returned waits for this loop and not for a placeholder.
         await Task.CompletedTask.ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
         var reader = _output.Reader;
         try
@@ -297,13 +298,7 @@ public sealed partial class StreamConnection
                     break;
                 }
 
-                foreach (var segment in buffer)
-                {
-                    // A stream socket's SendAsync completes only when the whole segment is with the kernel.
-                    // Counted as issued: a peer can read the bytes before this loop runs on after the send.
-                    _host.Metrics.SocketSend();
-                    await _socket.SendAsync(segment, SocketFlags.None).ConfigureAwait(false);
-                }
+                await SendQueuedAsync(buffer).ConfigureAwait(false);
 
                 if (!buffer.IsEmpty)
                 {
@@ -326,6 +321,35 @@ public sealed partial class StreamConnection
         {
             await reader.CompleteAsync().ConfigureAwait(false);
             PartDone();
+        }
+    }
+
+    /// <summary>
+    /// Sends <paramref name="queue"/>: several blocks in one gathered <c>sendmsg</c> where the platform has it, else
+    /// (and for a last single block, or once the socket buffer is full) through the runtime, which waits for room.
+    /// </summary>
+    private async ValueTask SendQueuedAsync(ReadOnlySequence<byte> queue)
+    {
+        var rest = queue;
+        while (!rest.IsEmpty)
+        {
+            // Each send is counted as issued, before the call: the peer can read the bytes before the call returns.
+            long sent = 0;
+            if (!rest.IsSingleSegment && GatheredSend.IsSupported)
+            {
+                _host.Metrics.SocketSend();
+                sent = GatheredSend.TrySend(_socket, rest);
+            }
+
+            if (sent == 0)
+            {
+                // A stream socket's SendAsync completes only when the whole block is with the kernel.
+                _host.Metrics.SocketSend();
+                await _socket.SendAsync(rest.First, SocketFlags.None).ConfigureAwait(false);
+                sent = rest.First.Length;
+            }
+
+            rest = rest.Slice(sent);
         }
     }
 }

@@ -47,6 +47,7 @@ internal static class Constants
     public const int MSG_TRUNC = 32;
     public const int MSG_DONTWAIT = 64;
     public const int MSG_ERRQUEUE = 8192;
+    public const int MSG_NOSIGNAL = 16384;
     public const int MSG_WAITFORONE = 65536;
 
     public const int SHUT_RD = 0;
