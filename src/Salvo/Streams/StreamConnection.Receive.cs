@@ -72,8 +72,9 @@ public sealed partial class StreamConnection
                 }
 
                 // Everything up to the first incomplete frame is consumed; the rest was examined and waits for more.
-                reader.AdvanceTo(buffer.Slice(consumed).Start, buffer.End);
+                // Measured before AdvanceTo, which returns consumed blocks to the pool (see the send loop).
                 held = buffer.Length - consumed;
+                reader.AdvanceTo(buffer.Slice(consumed).Start, buffer.End);
             }
         }
         catch (HandlerException e)

@@ -305,8 +305,12 @@ public sealed partial class StreamConnection
                     Touch();
                 }
 
+                // Length before AdvanceTo: that returns the blocks to the pool, and a sequence over more than one
+                // block then measures recycled segments (a 48 KB queue was counted as 3,316 bytes sent, so the
+                // queue looked ever fuller until try-sends were refused for good).
+                var length = buffer.Length;
                 reader.AdvanceTo(buffer.End);
-                Interlocked.Add(ref _queuedBytes, -buffer.Length);
+                Interlocked.Add(ref _queuedBytes, -length);
                 if (result.IsCompleted)
                 {
                     break;

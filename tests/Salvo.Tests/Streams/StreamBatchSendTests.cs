@@ -12,51 +12,24 @@ public sealed class StreamBatchSendTests
     [Fact]
     public async Task Batch_ArrivesWholeAndInOrder_InFarFewerSocketSendsThanMessages()
     {
-        using var meters = new TestMeterFactory();
-        using var socketSends = new MetricCollector<long>(meters, "Salvo", "salvo.stream.socket.sends");
-        var serverHandler = new RecordingHandler();
-        await using var server = new StreamServer(new StreamServerOptions(), serverHandler);
-        server.Start();
-        await using var client = new StreamClient(new StreamClientOptions { MeterFactory = meters });
-        var clientSide = await client.ConnectAsync((System.Net.IPEndPoint)server.LocalEndPoint!);
-        var serverSide = await serverHandler.NextConnectionAsync();
         var messages = Enumerable.Range(0, BatchSize).Select(i => StreamTestKit.Message(i, 10 + i)).ToArray();
 
-        Assert.True(clientSide.TrySendBatch(messages.Select(m => (ReadOnlyMemory<byte>)m).ToArray()));
-
-        foreach (var expected in messages)
-        {
-            Assert.Equal(expected, await RecordingHandler.ReceiveAsync(serverSide));
-        }
+        var sends = await SendAsOneBatchAsync(messages, socketSendBufferSize: null);
 
         // One flush: the send loop finds every frame in the pipe at once (one send per 4 KiB block at most).
-        Assert.InRange(socketSends.GetMeasurementSnapshot().Sum(m => m.Value), 1, 2);
-        await StreamTestKit.WaitUntilAsync(() => clientSide.QueuedSendBytes == 0, () => $"the send queue is empty ({clientSide.QueuedSendBytes} bytes)");
+        Assert.InRange(sends, 1, 2);
     }
 
     [LinuxFact]
     public async Task QueueSpanningManyBlocks_LeavesInOneGatheredSend_AndArrivesWholeInOrder()
     {
-        using var meters = new TestMeterFactory();
-        using var socketSends = new MetricCollector<long>(meters, "Salvo", "salvo.stream.socket.sends");
-        var serverHandler = new RecordingHandler();
-        await using var server = new StreamServer(new StreamServerOptions(), serverHandler);
-        server.Start();
-        // Room for the whole queue in the socket buffer, so the kernel takes it in one call.
-        await using var client = new StreamClient(new StreamClientOptions { MeterFactory = meters, SocketSendBufferSize = 1 << 20 });
-        var clientSide = await client.ConnectAsync((System.Net.IPEndPoint)server.LocalEndPoint!);
-        var serverSide = await serverHandler.NextConnectionAsync();
         var messages = Enumerable.Range(0, 24).Select(i => StreamTestKit.Message(i, 2_000 + i)).ToArray(); // 12 blocks of 4 KiB
 
-        Assert.True(clientSide.TrySendBatch(messages.Select(m => (ReadOnlyMemory<byte>)m).ToArray()));
-
-        foreach (var expected in messages)
-        {
-            Assert.Equal(expected, await RecordingHandler.ReceiveAsync(serverSide));
-        }
+        // Room for the whole queue in the socket buffer, so the kernel can take it in one call.
+        var sends = await SendAsOneBatchAsync(messages, socketSendBufferSize: 1 << 20);
 
         // Block by block this took 12 sends; gathered it is one (two if the kernel takes only part of it at first).
-        Assert.InRange(socketSends.GetMeasurementSnapshot().Sum(m => m.Value), 1, 2);
+        Assert.InRange(sends, 1, 2);
     }
 
     [Fact]
@@ -96,6 +69,7 @@ public sealed class StreamBatchSendTests
 
         Assert.True(expected.WrittenSpan.SequenceEqual(arrived), "the bytes arrived changed or out of order");
         Assert.True(connection.IsOpen);
+        await StreamTestKit.WaitUntilAsync(() => connection.QueuedSendBytes == 0, () => $"the send queue is empty ({connection.QueuedSendBytes} bytes)");
     }
 
     [Fact]
@@ -143,5 +117,31 @@ public sealed class StreamBatchSendTests
         Assert.True(connection.QueuedSendBytes <= queued, "a refused batch added to the queue");
         Assert.True(connection.IsOpen);
         Assert.True(connection.TrySendBatch(ReadOnlySpan<ReadOnlyMemory<byte>>.Empty));
+    }
+
+    /// <summary>
+    /// Sends <paramref name="messages"/> from a client in one <see cref="StreamConnection.TrySendBatch"/>, checks that
+    /// the server gets each whole and in order, and returns the client's socket send calls.
+    /// </summary>
+    private static async Task<long> SendAsOneBatchAsync(byte[][] messages, int? socketSendBufferSize)
+    {
+        using var meters = new TestMeterFactory();
+        using var socketSends = new MetricCollector<long>(meters, "Salvo", "salvo.stream.socket.sends");
+        var serverHandler = new RecordingHandler();
+        await using var server = new StreamServer(new StreamServerOptions(), serverHandler);
+        server.Start();
+        await using var client = new StreamClient(new StreamClientOptions { MeterFactory = meters, SocketSendBufferSize = socketSendBufferSize });
+        var clientSide = await client.ConnectAsync((System.Net.IPEndPoint)server.LocalEndPoint!);
+        var serverSide = await serverHandler.NextConnectionAsync();
+
+        Assert.True(clientSide.TrySendBatch(messages.Select(m => (ReadOnlyMemory<byte>)m).ToArray()));
+
+        foreach (var expected in messages)
+        {
+            Assert.Equal(expected, await RecordingHandler.ReceiveAsync(serverSide));
+        }
+
+        await StreamTestKit.WaitUntilAsync(() => clientSide.QueuedSendBytes == 0, () => $"the send queue is empty ({clientSide.QueuedSendBytes} bytes)");
+        return socketSends.GetMeasurementSnapshot().Sum(m => m.Value);
     }
 }
