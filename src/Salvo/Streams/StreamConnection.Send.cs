@@ -347,13 +347,29 @@ public sealed partial class StreamConnection
 
             if (sent == 0)
             {
-                // A stream socket's SendAsync completes only when the whole block is with the kernel.
+                // A stream socket's SendAsync completes only when the whole block is with the kernel. The first
+                // non-empty block: a read can start at the very end of a block the writer still held, and sending
+                // that empty block while the socket buffer is full would spin without waiting.
+                var block = FirstNonEmpty(rest);
                 _host.Metrics.SocketSend();
-                await _socket.SendAsync(rest.First, SocketFlags.None).ConfigureAwait(false);
-                sent = rest.First.Length;
+                await _socket.SendAsync(block, SocketFlags.None).ConfigureAwait(false);
+                sent = block.Length;
             }
 
             rest = rest.Slice(sent);
         }
+    }
+
+    private static ReadOnlyMemory<byte> FirstNonEmpty(in ReadOnlySequence<byte> queue)
+    {
+        foreach (var block in queue)
+        {
+            if (!block.IsEmpty)
+            {
+                return block;
+            }
+        }
+
+        return ReadOnlyMemory<byte>.Empty;
     }
 }
