@@ -221,7 +221,7 @@ internal static class LoopbackCommand
             var methods = ParseMethods(parse.GetValue(Methods)!)
                 .Concat(parse.GetValue(Workers)!.Distinct().Select(n => (ILoopbackMethod)new ServerMethod(n, parse.GetValue(ServerSenders))))
                 .GroupBy(m => m.Name, StringComparer.OrdinalIgnoreCase).Select(g => g.First()).ToArray();
-            var (senderCpu, receiverCpu) = ChooseCpus(parse.GetValue(NoPin), parse.GetValue(SenderCpu), parse.GetValue(ReceiverCpu));
+            var (senderCpu, receiverCpu) = CpuPlacement.Choose(parse.GetValue(NoPin), (parse.GetValue(SenderCpu), "--sender-cpu"), (parse.GetValue(ReceiverCpu), "--receiver-cpu"));
             return new LoopbackRunOptions(
                 methods,
                 sizes ?? parse.GetValue(Lengths)!,
@@ -244,32 +244,6 @@ internal static class LoopbackCommand
 
             return names.Distinct(StringComparer.OrdinalIgnoreCase).Select(name => LoopbackMethods.Find(name)
                 ?? throw new CliException($"-m/--methods: unknown method '{name}'; known: {string.Join(", ", LoopbackMethods.All.Select(m => m.Name))}.")).ToArray();
-        }
-
-        private static (int? Sender, int? Receiver) ChooseCpus(bool noPin, int sender, int receiver)
-        {
-            if (noPin || !OperatingSystem.IsLinux())
-            {
-                return (null, null);
-            }
-
-            var allowed = CpuAffinity.AllowedCpus();
-            foreach (var (cpu, name) in new[] { (sender, "--sender-cpu"), (receiver, "--receiver-cpu") })
-            {
-                if (cpu >= 0 && !allowed.Contains(cpu))
-                {
-                    throw new CliException($"{name}: CPU {cpu} is not one this process may run on ({string.Join(',', allowed)}).");
-                }
-            }
-
-            if (allowed.Count < 2 && (sender < 0 || receiver < 0))
-            {
-                return (null, null);
-            }
-
-            var s = sender >= 0 ? sender : allowed[0];
-            var r = receiver >= 0 ? receiver : allowed.First(c => c != s);
-            return (s, r);
         }
     }
 }

@@ -15,10 +15,10 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
     private static readonly TimeSpan QuietAfterSender = TimeSpan.FromMilliseconds(50);
     private static readonly TimeSpan MaxDrain = TimeSpan.FromSeconds(2);
 
-    private string? _pinFailure;
+    private readonly PinFailures _pinFailures = new();
 
     /// <summary>Why a thread could not be pinned (the first failure), or null when every pin held.</summary>
-    public string? PinFailure => Volatile.Read(ref _pinFailure);
+    public string? PinFailure => _pinFailures.First;
 
     /// <summary>Called about every 100 ms while a point runs.</summary>
     public event Action<LoopbackProgress>? Progress;
@@ -171,11 +171,7 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
         {
             try
             {
-                if (cpu is { } c && !CpuAffinity.TryPinCurrentThread(c, out var reason))
-                {
-                    Interlocked.CompareExchange(ref _pinFailure, reason, null);
-                }
-
+                _pinFailures.Pin(cpu);
                 body();
             }
             catch (Exception e) when (e is not OutOfMemoryException)

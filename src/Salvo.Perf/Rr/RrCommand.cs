@@ -35,7 +35,9 @@ internal static class RrCommand
         console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
             (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
             $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on 127.0.0.1"}" +
-            (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty));
+            (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty) +
+            $"; {CpuPlacement.Describe(s.ClientCpu, "client", s.ResponderCpu, s.Server is null ? "responder" : "remote responder")}" +
+            (report.Result.PinFailure is { } failure ? $" (pinning failed: {failure})" : string.Empty));
         console.Line(report.Environment.Describe());
         ToTable([report.Result]).Write(console);
     }
@@ -88,10 +90,19 @@ internal static class RrCommand
         public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, 0, 0, 1_000_000, "microseconds",
             "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU); 0 is off.");
 
+        public Option<bool> NoPin { get; } = new("--no-pin")
+        {
+            Description = "Do not pin threads. By default (Linux) the client threads run on the first allowed CPU and the in-process responder on the second, so the two never share a core.",
+        };
+
+        public Option<int> ClientCpu { get; } = CommonOptions.Int("--client-cpu", null, -1, -1, 1023, "CPU for the client threads; -1 = the first allowed CPU.");
+
+        public Option<int> ResponderCpu { get; } = CommonOptions.Int("--responder-cpu", null, -1, -1, 1023,
+            "CPU for the in-process responder's thread; -1 = the second allowed CPU. Equal to --client-cpu to measure both ends on one core.");
 
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, NoPin, ClientCpu, ResponderCpu })
             {
                 command.Options.Add(option);
             }
@@ -115,8 +126,10 @@ internal static class RrCommand
                 throw new CliException("--busy-poll: applies to --responder server only.");
             }
 
+            var (clientCpu, responderCpu) = CpuPlacement.Choose(parse.GetValue(NoPin), (parse.GetValue(ClientCpu), "--client-cpu"), (parse.GetValue(ResponderCpu), "--responder-cpu"));
             return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
-                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll);
+                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll,
+                clientCpu, server is null ? responderCpu : null);
         }
     }
 }

@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Perf.Measurement;
 
 namespace Salvo.Perf.Rr;
 
@@ -12,11 +13,14 @@ internal sealed class RrResponder : IDisposable
     private readonly DatagramSocket _socket;
     private readonly Thread _thread;
     private readonly CancellationTokenSource _stop = new();
+    private readonly PinFailures _pinFailures = new();
+    private readonly int? _cpu;
     private long _answered;
     private long _malformed;
 
-    public RrResponder(IPEndPoint bind)
+    public RrResponder(IPEndPoint bind, int? cpu = null)
     {
+        _cpu = cpu;
         _socket = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = bind, ReceiveBufferSize = 4 << 20, SendBufferSize = 4 << 20 });
         _thread = new Thread(Run) { Name = "salvo-rr-responder", IsBackground = true };
         _thread.Start();
@@ -24,6 +28,9 @@ internal sealed class RrResponder : IDisposable
 
     /// <summary>Where requests go.</summary>
     public IPEndPoint LocalEndPoint => _socket.LocalEndPoint;
+
+    /// <summary>Why the responder's thread could not be pinned, or null.</summary>
+    public string? PinFailure => _pinFailures.First;
 
     /// <summary>Requests answered.</summary>
     public long Answered => Volatile.Read(ref _answered);
@@ -67,6 +74,7 @@ internal sealed class RrResponder : IDisposable
 
     private void Run()
     {
+        _pinFailures.Pin(_cpu);
         var batch = new ReceiveBatch(64);
         var replies = new SendBatch(64);
         try

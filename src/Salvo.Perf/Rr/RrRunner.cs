@@ -14,8 +14,8 @@ internal static class RrRunner
     {
         var loopback = new IPEndPoint(IPAddress.Loopback, 0);
         using var responder = settings.Server is not null ? null
-            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)))
-            : (IDisposable)new RrResponder(loopback);
+            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)), settings.ResponderCpu)
+            : (IDisposable)new RrResponder(loopback, settings.ResponderCpu);
         var target = responder switch
         {
             RrResponder socket => socket.LocalEndPoint,
@@ -31,6 +31,7 @@ internal static class RrRunner
             settings.TimeoutMilliseconds * 1_000_000L);
 
         var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan)).ToArray();
+        var pinFailures = new PinFailures();
         try
         {
             var threads = new List<Thread>();
@@ -40,13 +41,13 @@ internal static class RrRunner
                 if (settings.RatePerSecond > 0)
                 {
                     var rate = settings.RatePerSecond / connections.Length;
-                    threads.Add(Start($"salvo-rr-pace-{i}", () => connection.RunPacer(rate, begin)));
-                    threads.Add(Start($"salvo-rr-recv-{i}", connection.RunPacedReceiver));
+                    threads.Add(Start($"salvo-rr-pace-{i}", settings.ClientCpu, pinFailures, () => connection.RunPacer(rate, begin)));
+                    threads.Add(Start($"salvo-rr-recv-{i}", settings.ClientCpu, pinFailures, connection.RunPacedReceiver));
                 }
                 else
                 {
                     var inFlight = (settings.Parallel / connections.Length) + (i < settings.Parallel % connections.Length ? 1 : 0);
-                    threads.Add(Start($"salvo-rr-{i}", () => connection.RunClosedLoop(inFlight)));
+                    threads.Add(Start($"salvo-rr-{i}", settings.ClientCpu, pinFailures, () => connection.RunClosedLoop(inFlight)));
                 }
             }
 
@@ -66,7 +67,13 @@ internal static class RrRunner
             }
 
             var cpuPercent = (Process.GetCurrentProcess().TotalProcessorTime - cpuBefore).TotalSeconds / wall.Elapsed.TotalSeconds * 100;
-            return Summarize(settings, connections) with { ProcessCpuPercent = cpuPercent };
+            var responderPinFailure = responder switch
+            {
+                RrResponder socket => socket.PinFailure,
+                RrServerResponder server => server.PinFailure,
+                _ => null,
+            };
+            return Summarize(settings, connections) with { ProcessCpuPercent = cpuPercent, PinFailure = pinFailures.First ?? responderPinFailure };
         }
         finally
         {
@@ -142,9 +149,14 @@ internal static class RrRunner
         }
     }
 
-    private static Thread Start(string name, Action body)
+    private static Thread Start(string name, int? cpu, PinFailures pinFailures, Action body)
     {
-        var thread = new Thread(() => body()) { Name = name, IsBackground = true };
+        var thread = new Thread(() =>
+        {
+            pinFailures.Pin(cpu);
+            body();
+        })
+        { Name = name, IsBackground = true };
         thread.Start();
         return thread;
     }
@@ -162,6 +174,8 @@ internal static class RrRunner
 /// <param name="Responder">The in-process responder: "socket" (one DatagramSocket on a thread) or "server" (a DatagramServer).</param>
 /// <param name="BusyPollMicroseconds">With the server responder: microseconds its worker spins before blocking (0: off).</param>
 /// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
+/// <param name="ClientCpu">The CPU every client thread is pinned to, or null when not pinned.</param>
+/// <param name="ResponderCpu">The CPU the in-process responder's thread is pinned to, or null when not pinned (or remote).</param>
 internal sealed record RrSettings(
     int RequestBytes,
     int ResponseBytes,
@@ -173,7 +187,9 @@ internal sealed record RrSettings(
     string? Server,
     int TimeoutMilliseconds,
     string Responder = "socket",
-    double BusyPollMicroseconds = 0);
+    double BusyPollMicroseconds = 0,
+    int? ClientCpu = null,
+    int? ResponderCpu = null);
 
 /// <summary>The outcome of one rr run.</summary>
 /// <param name="Mode">"closed-loop" or "fixed-rate".</param>
@@ -190,6 +206,7 @@ internal sealed record RrSettings(
 /// <param name="Refused">ICMP errors (nothing listening).</param>
 /// <param name="Latency">Latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
 /// <param name="ProcessCpuPercent">CPU time of the whole process (clients and in-process responder) over the run, percent of one core.</param>
+/// <param name="PinFailure">Why a thread could not be pinned as asked, or null when every pin held.</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -204,7 +221,8 @@ internal sealed record RrResult(
     long Malformed,
     long Refused,
     LatencySummary Latency,
-    double ProcessCpuPercent = 0);
+    double ProcessCpuPercent = 0,
+    string? PinFailure = null);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
 /// <param name="Command">"rr".</param>

@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Perf.Measurement;
 using Salvo.Server;
 
 namespace Salvo.Perf.Rr;
@@ -6,14 +7,18 @@ namespace Salvo.Perf.Rr;
 /// <summary>
 /// The rr responder on Salvo's server: a <see cref="DatagramServer"/> whose handler answers every request of a
 /// batch into the worker's reply batch, sent in one batched call. With a busy-poll time above zero the
-/// workers spin on non-blocking receives that long before blocking (the server's low-latency mode).
+/// workers spin on non-blocking receives that long before blocking (the server's low-latency mode). Given a CPU,
+/// each worker pins itself there on its first batch: the server owns its threads, and the handler is the first
+/// code of ours to run on them.
 /// </summary>
 internal sealed class RrServerResponder : IDisposable
 {
     private readonly DatagramServer _server;
+    private readonly Handler _handler;
 
-    public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll)
+    public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll, int? cpu = null)
     {
+        _handler = new Handler(cpu, workers);
         _server = new DatagramServer(
             new DatagramServerOptions
             {
@@ -23,18 +28,31 @@ internal sealed class RrServerResponder : IDisposable
                 ReceiveBufferSize = 4 << 20,
                 SendBufferSize = 4 << 20,
             },
-            new Handler());
+            _handler);
         _server.StartAsync().GetAwaiter().GetResult();
     }
 
     public IPEndPoint LocalEndPoint => _server.LocalEndPoint;
 
+    /// <summary>Why a worker could not be pinned, or null.</summary>
+    public string? PinFailure => _handler.PinFailures.First;
+
     public void Dispose() => _server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
 
-    private sealed class Handler : IDatagramHandler
+    private sealed class Handler(int? cpu, int workers) : IDatagramHandler
     {
+        private readonly bool[] _pinned = new bool[workers];
+
+        public PinFailures PinFailures { get; } = new();
+
         public void Handle(in DatagramContext context)
         {
+            if (cpu is not null && !_pinned[context.WorkerIndex])
+            {
+                _pinned[context.WorkerIndex] = true;
+                PinFailures.Pin(cpu);
+            }
+
             foreach (var datagram in context.Datagrams)
             {
                 RrWire.TryAnswer(datagram.Payload, datagram.Source, context.Replies, out _);
