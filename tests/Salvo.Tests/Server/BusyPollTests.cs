@@ -22,6 +22,21 @@ public sealed class BusyPollTests
         Assert.True(await WaitUntil(() => server.GetStatistics().DatagramsSent == 20));
     }
 
+    [Theory]
+    [InlineData(DatagramBackend.Portable, false)]
+    [InlineData(DatagramBackend.Auto, true)]
+    public async Task BusyPoll_AskedFor_IsReportedOnWhereTheBackendCanSpinAndOffElsewhere(DatagramBackend backend, bool spinsOnLinux)
+    {
+        var options = LoopbackOptions(workers: 1);
+        options.Backend = backend;
+        options.BusyPoll = TimeSpan.FromMicroseconds(50);
+        await using var server = new DatagramServer(options, new EchoHandler());
+        await server.StartAsync();
+
+        Assert.Equal(spinsOnLinux && server.Backend == DatagramBackend.LinuxBatched, server.BusyPollEnabled);
+        EchoAFew(server);
+    }
+
     [LinuxFact]
     public async Task KernelBusyPoll_AcceptedOrRefused_IsReportedAndTheServerRuns()
     {
