@@ -38,6 +38,10 @@ internal static class RrCommand
             (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty));
         console.Line(report.Environment.Describe());
         ToTable([report.Result]).Write(console);
+        if (s.BusyPollMicroseconds > 0)
+        {
+            console.Line($"busy poll: {Format.Count(report.Result.BusyPollDatagrams)} requests picked up while the worker spun, without a wake-up");
+        }
     }
 
     /// <summary>Results as a table (one row each).</summary>

@@ -66,7 +66,8 @@ internal static class RrRunner
             }
 
             var cpuPercent = (Process.GetCurrentProcess().TotalProcessorTime - cpuBefore).TotalSeconds / wall.Elapsed.TotalSeconds * 100;
-            return Summarize(settings, connections) with { ProcessCpuPercent = cpuPercent };
+            var busyPollDatagrams = (responder as RrServerResponder)?.BusyPollDatagrams ?? 0;
+            return Summarize(settings, connections) with { ProcessCpuPercent = cpuPercent, BusyPollDatagrams = busyPollDatagrams };
         }
         finally
         {
@@ -190,6 +191,7 @@ internal sealed record RrSettings(
 /// <param name="Refused">ICMP errors (nothing listening).</param>
 /// <param name="Latency">Latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
 /// <param name="ProcessCpuPercent">CPU time of the whole process (clients and in-process responder) over the run, percent of one core.</param>
+/// <param name="BusyPollDatagrams">Requests the server responder's worker picked up while busy polling, warm-up included (0 otherwise).</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -204,7 +206,8 @@ internal sealed record RrResult(
     long Malformed,
     long Refused,
     LatencySummary Latency,
-    double ProcessCpuPercent = 0);
+    double ProcessCpuPercent = 0,
+    long BusyPollDatagrams = 0);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
 /// <param name="Command">"rr".</param>

@@ -29,6 +29,9 @@ internal sealed class RrServerResponder : IDisposable
 
     public IPEndPoint LocalEndPoint => _server.LocalEndPoint;
 
+    /// <summary>Requests the worker picked up while spinning; 0 without busy polling.</summary>
+    public long BusyPollDatagrams => _server.GetStatistics().BusyPollDatagrams;
+
     public void Dispose() => _server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
 
     private sealed class Handler : IDatagramHandler

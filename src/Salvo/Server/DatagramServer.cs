@@ -199,7 +199,7 @@ public sealed class DatagramServer : IAsyncDisposable
     {
         var workers = _workers;
         long? kernelDrops = ReadKernelDrops()?.Sum();
-        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, kernelDrops);
+        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, kernelDrops);
         foreach (var worker in workers)
         {
             var s = worker.Counters.Snapshot(worker.QueueDepth, null);
@@ -217,6 +217,7 @@ public sealed class DatagramServer : IAsyncDisposable
                 DroppedAtStop = total.DroppedAtStop + s.DroppedAtStop,
                 HandlerErrors = total.HandlerErrors + s.HandlerErrors,
                 ReceiveErrors = total.ReceiveErrors + s.ReceiveErrors,
+                BusyPollDatagrams = total.BusyPollDatagrams + s.BusyPollDatagrams,
                 QueueDepth = total.QueueDepth + s.QueueDepth,
             };
         }
