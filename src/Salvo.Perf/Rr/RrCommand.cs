@@ -35,7 +35,8 @@ internal static class RrCommand
         console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
             (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
             $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on 127.0.0.1"}" +
-            (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty));
+            (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty) +
+            (report.Result.ResponderBackend is { } backend ? $", {backend} backend" : string.Empty));
         console.Line(report.Environment.Describe());
         ToTable([report.Result]).Write(console);
         if (s.BusyPollMicroseconds > 0)
@@ -92,16 +93,18 @@ internal static class RrCommand
         public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, 0, 0, 1_000_000, "microseconds",
             "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU); 0 is off.");
 
+        public Option<string> Backend { get; } = BackendOption.Create("the in-process responder's socket (a remote --server chooses its own)");
+
 
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend })
             {
                 command.Options.Add(option);
             }
         }
 
-        public RrSettings Read(ParseResult parse, int? parallel = null, double? seconds = null)
+        public RrSettings Read(ParseResult parse, int? parallel = null, double? seconds = null, DatagramBackend? backendOverride = null)
         {
             var p = parallel ?? parse.GetValue(Parallel);
             var rate = parse.GetValue(Rate);
@@ -112,6 +115,12 @@ internal static class RrCommand
                 _ = ValueParsers.ParseHostPort(server, "--server");
             }
 
+            var backend = backendOverride ?? BackendOption.Read(parse, Backend);
+            if (server is not null && backend != DatagramBackend.Auto)
+            {
+                throw new CliException($"{BackendOption.Name}: applies to the in-process responder, not to --server {server} (start that one with 'salvo server {BackendOption.Name}').");
+            }
+
             var responder = parse.GetValue(Responder)!;
             var busyPoll = parse.GetValue(BusyPoll);
             if (busyPoll > 0 && responder != "server")
@@ -120,7 +129,7 @@ internal static class RrCommand
             }
 
             return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
-                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll);
+                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll, backend);
         }
     }
 }

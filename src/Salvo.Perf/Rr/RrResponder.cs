@@ -15,15 +15,18 @@ internal sealed class RrResponder : IDisposable
     private long _answered;
     private long _malformed;
 
-    public RrResponder(IPEndPoint bind)
+    public RrResponder(IPEndPoint bind, DatagramBackend backend = DatagramBackend.Auto)
     {
-        _socket = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = bind, ReceiveBufferSize = 4 << 20, SendBufferSize = 4 << 20 });
+        _socket = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = bind, Backend = backend, ReceiveBufferSize = 4 << 20, SendBufferSize = 4 << 20 });
         _thread = new Thread(Run) { Name = "salvo-rr-responder", IsBackground = true };
         _thread.Start();
     }
 
     /// <summary>Where requests go.</summary>
     public IPEndPoint LocalEndPoint => _socket.LocalEndPoint;
+
+    /// <summary>The backend the socket reports it uses.</summary>
+    public DatagramBackend Backend => _socket.Backend;
 
     /// <summary>Requests answered.</summary>
     public long Answered => Volatile.Read(ref _answered);

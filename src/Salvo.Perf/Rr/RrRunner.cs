@@ -14,13 +14,13 @@ internal static class RrRunner
     {
         var loopback = new IPEndPoint(IPAddress.Loopback, 0);
         using var responder = settings.Server is not null ? null
-            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)))
-            : (IDisposable)new RrResponder(loopback);
-        var target = responder switch
+            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)), settings.Backend)
+            : (IDisposable)new RrResponder(loopback, settings.Backend);
+        var (target, responderBackend) = responder switch
         {
-            RrResponder socket => socket.LocalEndPoint,
-            RrServerResponder server => server.LocalEndPoint,
-            _ => Resolve(settings.Server!),
+            RrResponder socket => (socket.LocalEndPoint, socket.Backend),
+            RrServerResponder server => (server.LocalEndPoint, server.Backend),
+            _ => (Resolve(settings.Server!), (DatagramBackend?)null),
         };
         var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var wall = Stopwatch.StartNew();
@@ -67,7 +67,12 @@ internal static class RrRunner
 
             var cpuPercent = (Process.GetCurrentProcess().TotalProcessorTime - cpuBefore).TotalSeconds / wall.Elapsed.TotalSeconds * 100;
             var busyPollDatagrams = (responder as RrServerResponder)?.BusyPollDatagrams ?? 0;
-            return Summarize(settings, connections) with { ProcessCpuPercent = cpuPercent, BusyPollDatagrams = busyPollDatagrams };
+            return Summarize(settings, connections) with
+            {
+                ProcessCpuPercent = cpuPercent,
+                BusyPollDatagrams = busyPollDatagrams,
+                ResponderBackend = responderBackend,
+            };
         }
         finally
         {
@@ -162,6 +167,7 @@ internal static class RrRunner
 /// <param name="Server">HOST:PORT of a remote responder, or null for the in-process one.</param>
 /// <param name="Responder">The in-process responder: "socket" (one DatagramSocket on a thread) or "server" (a DatagramServer).</param>
 /// <param name="BusyPollMicroseconds">With the server responder: microseconds its worker spins before blocking (0: off).</param>
+/// <param name="Backend">The in-process responder's backend (--backend).</param>
 /// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
 internal sealed record RrSettings(
     int RequestBytes,
@@ -174,7 +180,8 @@ internal sealed record RrSettings(
     string? Server,
     int TimeoutMilliseconds,
     string Responder = "socket",
-    double BusyPollMicroseconds = 0);
+    double BusyPollMicroseconds = 0,
+    DatagramBackend Backend = DatagramBackend.Auto);
 
 /// <summary>The outcome of one rr run.</summary>
 /// <param name="Mode">"closed-loop" or "fixed-rate".</param>
@@ -192,6 +199,7 @@ internal sealed record RrSettings(
 /// <param name="Latency">Latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
 /// <param name="ProcessCpuPercent">CPU time of the whole process (clients and in-process responder) over the run, percent of one core.</param>
 /// <param name="BusyPollDatagrams">Requests the server responder's worker picked up while busy polling, warm-up included (0 otherwise).</param>
+/// <param name="ResponderBackend">The backend the in-process responder's socket reported; null against a --server.</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -207,7 +215,8 @@ internal sealed record RrResult(
     long Refused,
     LatencySummary Latency,
     double ProcessCpuPercent = 0,
-    long BusyPollDatagrams = 0);
+    long BusyPollDatagrams = 0,
+    DatagramBackend? ResponderBackend = null);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
 /// <param name="Command">"rr".</param>

@@ -12,12 +12,13 @@ internal sealed class RrServerResponder : IDisposable
 {
     private readonly DatagramServer _server;
 
-    public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll)
+    public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll, DatagramBackend backend = DatagramBackend.Auto)
     {
         _server = new DatagramServer(
             new DatagramServerOptions
             {
                 EndPoint = bind,
+                Backend = backend,
                 Workers = workers,
                 BusyPoll = busyPoll,
                 ReceiveBufferSize = 4 << 20,
@@ -28,6 +29,9 @@ internal sealed class RrServerResponder : IDisposable
     }
 
     public IPEndPoint LocalEndPoint => _server.LocalEndPoint;
+
+    /// <summary>The backend the server's sockets report they use.</summary>
+    public DatagramBackend Backend => _server.Backend;
 
     /// <summary>Requests the worker picked up while spinning; 0 without busy polling.</summary>
     public long BusyPollDatagrams => _server.GetStatistics().BusyPollDatagrams;
