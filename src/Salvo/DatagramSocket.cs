@@ -28,6 +28,11 @@ public sealed class DatagramSocket : IDisposable
 
     /// <summary>Opens and binds a socket.</summary>
     /// <exception cref="ArgumentException">An option is invalid; the message names it.</exception>
+    /// <exception cref="NotSupportedException">
+    /// The backend or the kernel cannot honour an option that was asked for (<see cref="DatagramSocketOptions.DontFragment"/>,
+    /// <see cref="DatagramSocketOptions.ReceivePacketInformation"/>, <see cref="DatagramSocketOptions.ReceiveEcn"/>); the
+    /// message names it. Offloads that a kernel lacks are reported in <see cref="Capabilities"/> instead.
+    /// </exception>
     /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
     public DatagramSocket(DatagramSocketOptions options)
     {

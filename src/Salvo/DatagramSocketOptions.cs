@@ -54,18 +54,23 @@ public sealed class DatagramSocketOptions
     /// <summary>
     /// Reports each received datagram's destination address and interface (IP_PKTINFO / IPV6_RECVPKTINFO),
     /// for servers bound to a wildcard address that must reply from the address they were reached on.
-    /// Defaults to false.
+    /// Linux backend only: the Portable backend refuses it at open (<see cref="NotSupportedException"/>). Defaults to false.
     /// </summary>
     public bool ReceivePacketInformation { get; set; }
 
-    /// <summary>Reports each received datagram's ECN bits (IP_RECVTOS / IPV6_RECVTCLASS). Defaults to false.</summary>
+    /// <summary>
+    /// Reports each received datagram's ECN bits (IP_RECVTOS / IPV6_RECVTCLASS). Linux backend only: the Portable
+    /// backend refuses it at open (<see cref="NotSupportedException"/>). Defaults to false.
+    /// </summary>
     public bool ReceiveEcn { get; set; }
 
     /// <summary>
     /// Sets don't-fragment and never fragments locally (IP_PMTUDISC_PROBE / IPV6_DONTFRAG): a datagram
     /// larger than the path MTU fails with <see cref="DatagramTooLargeException"/> (single sends) or is
     /// counted and skipped with <see cref="System.Net.Sockets.SocketError.MessageSize"/> (batches) instead of
-    /// leaving as IP fragments. Defaults to false.
+    /// leaving as IP fragments. Both backends set it (on Linux the same options; elsewhere the runtime's
+    /// <see cref="System.Net.Sockets.Socket.DontFragment"/>); a socket that refuses it fails at open with a
+    /// <see cref="NotSupportedException"/> naming the option. Defaults to false.
     /// </summary>
     public bool DontFragment { get; set; }
 

@@ -79,7 +79,7 @@ public sealed class RrPlacementTests
     public void Responder_GivenACpu_RunsItsThreadThere()
     {
         var cpu = CpuAffinity.AllowedCpus()[^1];
-        using var responder = new RrResponder(new IPEndPoint(IPAddress.Loopback, 0), cpu);
+        using var responder = new RrResponder(new IPEndPoint(IPAddress.Loopback, 0), cpu: cpu);
 
         Assert.Equal(cpu.ToString(System.Globalization.CultureInfo.InvariantCulture), WaitForThreadCpuList("salvo-rr-respon"));
     }

@@ -20,6 +20,16 @@ public sealed class RrServerResponderTests
         Assert.Equal(0, result.GetProperty("malformed").GetInt64());
         Assert.True(result.GetProperty("processCpuPercent").GetDouble() > 0, output);
         Assert.Equal("server", document.RootElement.GetProperty("settings").GetProperty("responder").GetString());
+        // Four requests in flight keep the one worker busy: with a spin, some arrive while it spins.
+        var pickedUpBySpinning = result.GetProperty("busyPollDatagrams").GetInt64();
+        if (busyPoll == "0")
+        {
+            Assert.Equal(0, pickedUpBySpinning);
+        }
+        else
+        {
+            Assert.True(pickedUpBySpinning > 0, output);
+        }
     }
 
     [Theory]

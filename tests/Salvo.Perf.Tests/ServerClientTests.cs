@@ -51,12 +51,31 @@ public sealed partial class ServerClientTests
         Assert.Equal(0, receiver.GetProperty("malformed").GetInt64());
     }
 
-    private static async Task<(int Exit, string Output)> RunClientAsync(int port, bool reverse)
+    [LinuxOnlyTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Backend_ChosenOnEachEnd_IsTheOneEachSideReports(bool reverse)
+    {
+        // The server on the portable backend, the client on the Linux one: each side's report names its own.
+        await using var server = await RunningServer.StartAsync(DatagramBackend.Portable);
+
+        var (exit, output) = await RunClientAsync(server.Port, reverse, DatagramBackend.LinuxBatched);
+
+        Assert.True(exit == 0, output + server.Errors);
+        using var document = JsonDocument.Parse(output);
+        var (serverSide, clientSide) = reverse ? ("sender", "receiver") : ("receiver", "sender");
+        Assert.Equal("Portable", document.RootElement.GetProperty(serverSide).GetProperty("backend").GetString());
+        Assert.Equal("LinuxBatched", document.RootElement.GetProperty(clientSide).GetProperty("backend").GetString());
+        Assert.Equal("LinuxBatched", document.RootElement.GetProperty("settings").GetProperty("backend").GetString());
+        Assert.Contains("Portable backend", server.ReadOutput(), StringComparison.Ordinal);
+    }
+
+    private static async Task<(int Exit, string Output)> RunClientAsync(int port, bool reverse, DatagramBackend backend = DatagramBackend.Auto)
     {
         using var output = new StringWriter();
         using var error = new StringWriter();
         var console = new CliConsole(output, error, isTerminal: false) { Format = OutputFormat.Json };
-        var settings = new ClientSettings($"127.0.0.1:{port}", 512, 2_000_000, 0.3, 2, reverse);
+        var settings = new ClientSettings($"127.0.0.1:{port}", 512, 2_000_000, 0.3, 2, reverse, backend);
         var exit = await ClientCommand.RunAsync(console, "127.0.0.1", port, settings, IPAddress.Loopback, 0, 1, CancellationToken.None)
             .WaitAsync(TimeSpan.FromSeconds(60));
         return (exit, output + error.ToString());
@@ -95,11 +114,11 @@ public sealed partial class ServerClientTests
             }
         }
 
-        public static async Task<RunningServer> StartAsync()
+        public static async Task<RunningServer> StartAsync(DatagramBackend backend = DatagramBackend.Auto)
         {
             var server = new RunningServer();
             var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false);
-            server._run = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, server._stop.Token));
+            server._run = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, backend, server._stop.Token));
             for (var i = 0; i < 600 && server.Port == 0; i++)
             {
                 if (server._run.IsCompleted)
@@ -144,7 +163,7 @@ public sealed partial class ServerClientTests
             _error.Dispose();
         }
 
-        private string ReadOutput()
+        public string ReadOutput()
         {
             lock (_syncOutput)
             {

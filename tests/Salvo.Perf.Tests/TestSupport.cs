@@ -26,6 +26,18 @@ public sealed class LinuxOnlyFactAttribute : FactAttribute
     }
 }
 
+/// <summary>A theory that needs Linux (the batched backend); skipped elsewhere with the reason.</summary>
+public sealed class LinuxOnlyTheoryAttribute : TheoryAttribute
+{
+    public LinuxOnlyTheoryAttribute()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Needs Linux.";
+        }
+    }
+}
+
 /// <summary>Tests that measure the whole process (allocations, CPU) or use fixed ports run alone.</summary>
 [CollectionDefinition(Name, DisableParallelization = true)]
 public sealed class WholeProcessCollection

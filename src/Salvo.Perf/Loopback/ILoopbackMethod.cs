@@ -33,13 +33,17 @@ internal interface ILoopbackMethod
 /// <param name="SocketBufferBytes">SO_RCVBUF and SO_SNDBUF to ask for, the same for every method.</param>
 /// <param name="Workers">Receiving workers; 1 today, room for a future workers axis.</param>
 /// <param name="ReceiverAddress">Where the receiver binds.</param>
-internal sealed record LoopbackPoint(int PayloadBytes, int SocketBufferBytes, int Workers, IPAddress ReceiverAddress);
+/// <param name="Backend">The backend of Salvo's sockets (the plain .NET methods ignore it).</param>
+internal sealed record LoopbackPoint(int PayloadBytes, int SocketBufferBytes, int Workers, IPAddress ReceiverAddress, DatagramBackend Backend = DatagramBackend.Auto);
 
 /// <summary>The receiving end: counts what arrives until told to stop.</summary>
 internal abstract class LoopbackReceiver : IDisposable
 {
     /// <summary>The bound address the sender sends to.</summary>
     public abstract IPEndPoint LocalEndPoint { get; }
+
+    /// <summary>The backend the receiving Salvo socket reports it uses; null for the plain .NET methods.</summary>
+    public virtual DatagramBackend? Backend => null;
 
     /// <summary>
     /// Receives on the calling (dedicated) thread, reporting each receive to <paramref name="meter"/>, until

@@ -49,7 +49,7 @@ internal static class LoopbackCommand
         var settings = new LoopbackSettings(
             run.Methods.Select(m => m.Name).ToArray(), run.PayloadBytes, run.DurationSeconds, run.WarmupSeconds,
             run.Repetitions, run.SenderCpu is not null, run.SenderCpu, run.ReceiverCpu, run.SocketBufferBytes,
-            run.SenderCpu is null ? PinNote(run) : null);
+            run.SenderCpu is null ? PinNote(run) : null, run.Backend);
         var runner = new LoopbackRunner(run);
         runner.PointDone += (sample, index, total) =>
         {
@@ -118,11 +118,11 @@ internal static class LoopbackCommand
     /// <summary>The summary as a table.</summary>
     public static TextTable ToTable(IEnumerable<LoopbackResult> results)
     {
-        var table = new TextTable("method", "payload B", "datagrams/s", "spread", "Gbit/s", "sender CPU", "receiver CPU",
+        var table = new TextTable("method", "backend", "payload B", "datagrams/s", "spread", "Gbit/s", "sender CPU", "receiver CPU",
             "alloc B/dgram", "GCs", "loss", "RcvbufErrors", "vs socket");
         foreach (var r in results)
         {
-            table.Add(r.Method, Format.Count(r.PayloadBytes), Format.Count(r.DatagramsPerSecond), Format.Percent(r.SpreadPercent),
+            table.Add(r.Method, r.Backend?.ToString() ?? "-", Format.Count(r.PayloadBytes), Format.Count(r.DatagramsPerSecond), Format.Percent(r.SpreadPercent),
                 Format.Fixed(r.GbitsPerSecond, 2), Format.Percent(r.SenderCpuPercent), Format.Percent(r.ReceiverCpuPercent),
                 Format.Fixed(r.AllocatedBytesPerDatagram, 1), Format.Fixed(r.GcCount, 0), Format.Percent(r.LossPercent),
                 r.KernelRcvbufErrors is { } k ? Format.Count(k) : "-", Format.Ratio(r.RatioToSocket));
@@ -199,6 +199,8 @@ internal static class LoopbackCommand
 
         public Option<int> ReceiverCpu { get; } = CommonOptions.Int("--receiver-cpu", null, -1, -1, 1023, "CPU for the receiver thread; -1 = the second allowed CPU.");
 
+        public Option<string> Backend { get; } = BackendOption.Create("the salvo, salvo-gso, salvo-async and server-wN methods");
+
         public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
 
         public void AddTo(Command command)
@@ -214,6 +216,7 @@ internal static class LoopbackCommand
             command.Options.Add(SenderCpu);
             command.Options.Add(ReceiverCpu);
             command.Options.Add(Buffer);
+            command.Options.Add(Backend);
         }
 
         public LoopbackRunOptions Read(ParseResult parse, int[]? sizes = null, int? repetitions = null, double? seconds = null)
@@ -231,7 +234,8 @@ internal static class LoopbackCommand
                 senderCpu,
                 receiverCpu,
                 parse.GetValue(Buffer),
-                IPAddress.Loopback);
+                IPAddress.Loopback,
+                BackendOption.Read(parse, Backend));
         }
 
         public static IReadOnlyList<ILoopbackMethod> ParseMethods(string text)

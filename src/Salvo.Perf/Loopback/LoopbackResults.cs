@@ -18,6 +18,7 @@ namespace Salvo.Perf.Loopback;
 /// <param name="Received">Datagrams received in the whole point.</param>
 /// <param name="LossPercent">(sent - received) / sent, percent.</param>
 /// <param name="KernelRcvbufErrors">Delta of /proc/net/snmp Udp RcvbufErrors over the point (system-wide), or null.</param>
+/// <param name="Backend">The backend the receiving Salvo socket reported (LinuxBatched or Portable); null for the plain .NET methods.</param>
 internal sealed record LoopbackSample(
     string Method,
     int PayloadBytes,
@@ -33,7 +34,8 @@ internal sealed record LoopbackSample(
     long Sent,
     long Received,
     double LossPercent,
-    long? KernelRcvbufErrors);
+    long? KernelRcvbufErrors,
+    DatagramBackend? Backend = null);
 
 /// <summary>The median over repetitions of one method at one payload size.</summary>
 /// <param name="Method">The method's name.</param>
@@ -55,6 +57,7 @@ internal sealed record LoopbackSample(
 /// <param name="RatioToSocket">Median datagrams/s over the socket method's at the same size, or null.</param>
 /// <param name="CpuScope">"thread" when CPU is per end, "process" when only the process total was readable.</param>
 /// <param name="AllocationScope">"thread" (per-end counters) or "process" (async methods).</param>
+/// <param name="Backend">The backend the Salvo sockets reported (LinuxBatched or Portable); null for the plain .NET methods.</param>
 internal sealed record LoopbackResult(
     string Method,
     int PayloadBytes,
@@ -74,7 +77,8 @@ internal sealed record LoopbackResult(
     long? KernelRcvbufErrors,
     double? RatioToSocket,
     string CpuScope,
-    string AllocationScope)
+    string AllocationScope,
+    DatagramBackend? Backend)
 {
     /// <summary>Medians per (method, payload) in first-seen order, with the ratio to the baseline.</summary>
     public static IReadOnlyList<LoopbackResult> Summarize(IEnumerable<LoopbackSample> samples, IReadOnlyList<ILoopbackMethod> methods)
@@ -108,7 +112,8 @@ internal sealed record LoopbackResult(
                 kernel,
                 baseline.TryGetValue(g.Key.PayloadBytes, out var b) && b > 0 ? rate.Median / b : null,
                 cpuScope,
-                isAsync ? "process" : "thread");
+                isAsync ? "process" : "thread",
+                g.First().Backend);
         }).ToList();
     }
 
@@ -127,6 +132,7 @@ internal sealed record LoopbackResult(
 /// <param name="ReceiverCpu">The receiver's CPU when pinned.</param>
 /// <param name="SocketBufferBytes">SO_RCVBUF/SO_SNDBUF asked for.</param>
 /// <param name="PinNote">Why pinning was not done, when it was not.</param>
+/// <param name="Backend">The backend asked for with --backend (Auto, LinuxBatched or Portable).</param>
 internal sealed record LoopbackSettings(
     IReadOnlyList<string> Methods,
     IReadOnlyList<int> PayloadBytes,
@@ -137,7 +143,8 @@ internal sealed record LoopbackSettings(
     int? SenderCpu,
     int? ReceiverCpu,
     int SocketBufferBytes,
-    string? PinNote);
+    string? PinNote,
+    DatagramBackend Backend = DatagramBackend.Auto);
 
 /// <summary>The JSON document of <c>salvo loopback --json</c>.</summary>
 /// <param name="Command">"loopback".</param>

@@ -51,7 +51,7 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
 
     private LoopbackSample RunPoint(ILoopbackMethod method, int size, int repetition, int index, int total, CancellationToken cancellationToken)
     {
-        var point = new LoopbackPoint(size, options.SocketBufferBytes, 1, options.Address);
+        var point = new LoopbackPoint(size, options.SocketBufferBytes, 1, options.Address, options.Backend);
         using var receiver = method.CreateReceiver(point);
         using var sender = method.CreateSender(point, receiver.LocalEndPoint);
         using var stop = new CancellationTokenSource();
@@ -111,7 +111,7 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
 
             var kernelAfter = UdpSnmp.ReadCounter("RcvbufErrors");
             return Measure(method, size, repetition, sendMeter, receiveMeter, processStart, processEnd,
-                kernelBefore is { } b && kernelAfter is { } a ? a - b : null);
+                kernelBefore is { } b && kernelAfter is { } a ? a - b : null) with { Backend = receiver.Backend };
         }
         finally
         {
@@ -221,6 +221,7 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
 /// <param name="ReceiverCpu">CPU to pin the receiver to, or null.</param>
 /// <param name="SocketBufferBytes">SO_RCVBUF/SO_SNDBUF for every method.</param>
 /// <param name="Address">The loopback address both ends bind.</param>
+/// <param name="Backend">The backend of the Salvo methods' sockets.</param>
 internal sealed record LoopbackRunOptions(
     IReadOnlyList<ILoopbackMethod> Methods,
     IReadOnlyList<int> PayloadBytes,
@@ -230,7 +231,8 @@ internal sealed record LoopbackRunOptions(
     int? SenderCpu,
     int? ReceiverCpu,
     int SocketBufferBytes,
-    System.Net.IPAddress Address);
+    System.Net.IPAddress Address,
+    DatagramBackend Backend = DatagramBackend.Auto);
 
 /// <summary>A point in progress.</summary>
 /// <param name="Method">The method running.</param>

@@ -24,6 +24,8 @@ internal sealed class SalvoAsyncMethod : ILoopbackMethod
 
         public override IPEndPoint LocalEndPoint => socket.LocalEndPoint;
 
+        public override DatagramBackend? Backend => socket.Backend;
+
         public override void Run(EndpointMeter meter, CancellationToken stop) => SingleThreadContext.Run(async () =>
         {
             while (!stop.IsCancellationRequested)

@@ -4,7 +4,7 @@ using System.Net;
 namespace Salvo.Perf.Loopback;
 
 /// <summary>
-/// Salvo's batched path: a <see cref="DatagramSocket"/> (backend Auto: recvmmsg/sendmmsg on Linux) with a
+/// Salvo's batched path: a <see cref="DatagramSocket"/> (backend from --backend; Auto: recvmmsg/sendmmsg on Linux) with a
 /// 64-datagram <see cref="SendBatch"/> and <see cref="ReceiveBatch"/>, blocking calls on dedicated threads.
 /// </summary>
 internal sealed class SalvoMethod : ILoopbackMethod
@@ -31,7 +31,7 @@ internal sealed class SalvoMethod : ILoopbackMethod
         LocalEndPoint = new IPEndPoint(point.ReceiverAddress, 0),
         ReceiveBufferSize = point.SocketBufferBytes,
         SendBufferSize = point.SocketBufferBytes,
-        Backend = DatagramBackend.Auto,
+        Backend = point.Backend,
         Gso = offloads,
         Gro = offloads,
     });
@@ -62,6 +62,8 @@ internal sealed class SalvoMethod : ILoopbackMethod
         private readonly ReceiveBatch _batch = new(BatchFor(bufferSize), bufferSize);
 
         public override IPEndPoint LocalEndPoint => socket.LocalEndPoint;
+
+        public override DatagramBackend? Backend => socket.Backend;
 
         public override void Run(EndpointMeter meter, CancellationToken stop)
         {

@@ -45,6 +45,7 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
             new DatagramServerOptions
             {
                 EndPoint = new IPEndPoint(point.ReceiverAddress, 0),
+                Backend = point.Backend,
                 Workers = Workers,
                 MaxDatagramSize = Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1),
                 ReceiveBufferSize = point.SocketBufferBytes,
@@ -97,6 +98,8 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
     private sealed class ServerReceiver(DatagramServer server, CountingHandler counter) : LoopbackReceiver
     {
         public override IPEndPoint LocalEndPoint => server.LocalEndPoint;
+
+        public override DatagramBackend? Backend => server.Backend;
 
         public override void Run(EndpointMeter meter, CancellationToken stop)
         {

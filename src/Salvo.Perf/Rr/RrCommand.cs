@@ -36,10 +36,15 @@ internal static class RrCommand
             (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
             $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on 127.0.0.1"}" +
             (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty) +
+            (report.Result.ResponderBackend is { } backend ? $", {backend} backend" : string.Empty) +
             $"; {CpuPlacement.Describe(s.ClientCpu, "client", s.ResponderCpu, s.Server is null ? "responder" : "remote responder")}" +
             (report.Result.PinFailure is { } failure ? $" (pinning failed: {failure})" : string.Empty));
         console.Line(report.Environment.Describe());
         ToTable([report.Result]).Write(console);
+        if (s.BusyPollMicroseconds > 0)
+        {
+            console.Line($"busy poll: {Format.Count(report.Result.BusyPollDatagrams)} requests picked up while the worker spun, without a wake-up");
+        }
     }
 
     /// <summary>Results as a table (one row each).</summary>
@@ -100,15 +105,17 @@ internal static class RrCommand
         public Option<int> ResponderCpu { get; } = CommonOptions.Int("--responder-cpu", null, -1, -1, 1023,
             "CPU for the in-process responder's thread; -1 = the second allowed CPU. Equal to --client-cpu to measure both ends on one core.");
 
+        public Option<string> Backend { get; } = BackendOption.Create("the in-process responder's socket (a remote --server chooses its own)");
+
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, NoPin, ClientCpu, ResponderCpu })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, NoPin, ClientCpu, ResponderCpu })
             {
                 command.Options.Add(option);
             }
         }
 
-        public RrSettings Read(ParseResult parse, int? parallel = null, double? seconds = null)
+        public RrSettings Read(ParseResult parse, int? parallel = null, double? seconds = null, DatagramBackend? backendOverride = null)
         {
             var p = parallel ?? parse.GetValue(Parallel);
             var rate = parse.GetValue(Rate);
@@ -117,6 +124,12 @@ internal static class RrCommand
             if (server is not null)
             {
                 _ = ValueParsers.ParseHostPort(server, "--server");
+            }
+
+            var backend = backendOverride ?? BackendOption.Read(parse, Backend);
+            if (server is not null && backend != DatagramBackend.Auto)
+            {
+                throw new CliException($"{BackendOption.Name}: applies to the in-process responder, not to --server {server} (start that one with 'salvo server {BackendOption.Name}').");
             }
 
             var responder = parse.GetValue(Responder)!;
@@ -128,7 +141,7 @@ internal static class RrCommand
 
             var (clientCpu, responderCpu) = CpuPlacement.Choose(parse.GetValue(NoPin), (parse.GetValue(ClientCpu), "--client-cpu"), (parse.GetValue(ResponderCpu), "--responder-cpu"));
             return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
-                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll,
+                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll, backend,
                 clientCpu, server is null ? responderCpu : null);
         }
     }

@@ -18,16 +18,19 @@ internal sealed class RrResponder : IDisposable
     private long _answered;
     private long _malformed;
 
-    public RrResponder(IPEndPoint bind, int? cpu = null)
+    public RrResponder(IPEndPoint bind, DatagramBackend backend = DatagramBackend.Auto, int? cpu = null)
     {
         _cpu = cpu;
-        _socket = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = bind, ReceiveBufferSize = 4 << 20, SendBufferSize = 4 << 20 });
+        _socket = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = bind, Backend = backend, ReceiveBufferSize = 4 << 20, SendBufferSize = 4 << 20 });
         _thread = new Thread(Run) { Name = "salvo-rr-responder", IsBackground = true };
         _thread.Start();
     }
 
     /// <summary>Where requests go.</summary>
     public IPEndPoint LocalEndPoint => _socket.LocalEndPoint;
+
+    /// <summary>The backend the socket reports it uses.</summary>
+    public DatagramBackend Backend => _socket.Backend;
 
     /// <summary>Why the responder's thread could not be pinned, or null.</summary>
     public string? PinFailure => _pinFailures.First;

@@ -14,13 +14,13 @@ internal static class RrRunner
     {
         var loopback = new IPEndPoint(IPAddress.Loopback, 0);
         using var responder = settings.Server is not null ? null
-            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)), settings.ResponderCpu)
-            : (IDisposable)new RrResponder(loopback, settings.ResponderCpu);
-        var target = responder switch
+            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)), settings.Backend, settings.ResponderCpu)
+            : (IDisposable)new RrResponder(loopback, settings.Backend, settings.ResponderCpu);
+        var (target, responderBackend) = responder switch
         {
-            RrResponder socket => socket.LocalEndPoint,
-            RrServerResponder server => server.LocalEndPoint,
-            _ => Resolve(settings.Server!),
+            RrResponder socket => (socket.LocalEndPoint, socket.Backend),
+            RrServerResponder server => (server.LocalEndPoint, server.Backend),
+            _ => (Resolve(settings.Server!), (DatagramBackend?)null),
         };
         var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var wall = Stopwatch.StartNew();
@@ -73,7 +73,14 @@ internal static class RrRunner
                 RrServerResponder server => server.PinFailure,
                 _ => null,
             };
-            return Summarize(settings, connections) with { ProcessCpuPercent = cpuPercent, PinFailure = pinFailures.First ?? responderPinFailure };
+            var busyPollDatagrams = (responder as RrServerResponder)?.BusyPollDatagrams ?? 0;
+            return Summarize(settings, connections) with
+            {
+                ProcessCpuPercent = cpuPercent,
+                BusyPollDatagrams = busyPollDatagrams,
+                ResponderBackend = responderBackend,
+                PinFailure = pinFailures.First ?? responderPinFailure,
+            };
         }
         finally
         {
@@ -173,6 +180,7 @@ internal static class RrRunner
 /// <param name="Server">HOST:PORT of a remote responder, or null for the in-process one.</param>
 /// <param name="Responder">The in-process responder: "socket" (one DatagramSocket on a thread) or "server" (a DatagramServer).</param>
 /// <param name="BusyPollMicroseconds">With the server responder: microseconds its worker spins before blocking (0: off).</param>
+/// <param name="Backend">The in-process responder's backend (--backend).</param>
 /// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
 /// <param name="ClientCpu">The CPU every client thread is pinned to, or null when not pinned.</param>
 /// <param name="ResponderCpu">The CPU the in-process responder's thread is pinned to, or null when not pinned (or remote).</param>
@@ -188,6 +196,7 @@ internal sealed record RrSettings(
     int TimeoutMilliseconds,
     string Responder = "socket",
     double BusyPollMicroseconds = 0,
+    DatagramBackend Backend = DatagramBackend.Auto,
     int? ClientCpu = null,
     int? ResponderCpu = null);
 
@@ -206,6 +215,8 @@ internal sealed record RrSettings(
 /// <param name="Refused">ICMP errors (nothing listening).</param>
 /// <param name="Latency">Latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
 /// <param name="ProcessCpuPercent">CPU time of the whole process (clients and in-process responder) over the run, percent of one core.</param>
+/// <param name="BusyPollDatagrams">Requests the server responder's worker picked up while busy polling, warm-up included (0 otherwise).</param>
+/// <param name="ResponderBackend">The backend the in-process responder's socket reported; null against a --server.</param>
 /// <param name="PinFailure">Why a thread could not be pinned as asked, or null when every pin held.</param>
 internal sealed record RrResult(
     string Mode,
@@ -222,6 +233,8 @@ internal sealed record RrResult(
     long Refused,
     LatencySummary Latency,
     double ProcessCpuPercent = 0,
+    long BusyPollDatagrams = 0,
+    DatagramBackend? ResponderBackend = null,
     string? PinFailure = null);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>

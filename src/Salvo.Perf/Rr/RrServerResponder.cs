@@ -16,13 +16,14 @@ internal sealed class RrServerResponder : IDisposable
     private readonly DatagramServer _server;
     private readonly Handler _handler;
 
-    public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll, int? cpu = null)
+    public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll, DatagramBackend backend = DatagramBackend.Auto, int? cpu = null)
     {
         _handler = new Handler(cpu, workers);
         _server = new DatagramServer(
             new DatagramServerOptions
             {
                 EndPoint = bind,
+                Backend = backend,
                 Workers = workers,
                 BusyPoll = busyPoll,
                 ReceiveBufferSize = 4 << 20,
@@ -33,6 +34,12 @@ internal sealed class RrServerResponder : IDisposable
     }
 
     public IPEndPoint LocalEndPoint => _server.LocalEndPoint;
+
+    /// <summary>The backend the server's sockets report they use.</summary>
+    public DatagramBackend Backend => _server.Backend;
+
+    /// <summary>Requests the worker picked up while spinning; 0 without busy polling.</summary>
+    public long BusyPollDatagrams => _server.GetStatistics().BusyPollDatagrams;
 
     /// <summary>Why a worker could not be pinned, or null.</summary>
     public string? PinFailure => _handler.PinFailures.First;

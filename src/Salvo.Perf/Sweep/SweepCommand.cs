@@ -91,7 +91,8 @@ internal static class SweepCommand
             {
                 foreach (var level in parse.GetValue(levels)!)
                 {
-                    var settings = rr.Read(parse, level, seconds);
+                    // One --backend for both halves: the loopback option set owns it.
+                    var settings = rr.Read(parse, level, seconds, BackendOption.Read(parse, loopback.Backend));
                     rrResults.Add(RrRunner.Run(settings, null, cancellationToken));
                     console.Line($"rr {level} in flight: {Format.Count(rrResults[^1].RequestsPerSecond)} requests/s, p50 {Format.Fixed(rrResults[^1].Latency.P50Microseconds, 1)} us, p99 {Format.Fixed(rrResults[^1].Latency.P99Microseconds, 1)} us");
                 }

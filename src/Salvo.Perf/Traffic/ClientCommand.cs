@@ -21,18 +21,19 @@ internal static class ClientCommand
         var bitrate = CommonOptions.Bitrate("100M");
         var time = CommonOptions.Seconds("--time", "-t", 10, "Seconds of sending.");
         var parallel = CommonOptions.Int("--parallel", "-P", 1, 1, ControlMessage.MaxParallel, "Parallel flows, one socket and thread each.");
+        var backend = BackendOption.Create("the client's sockets (senders, or receivers with -R)");
         var reverse = new Option<bool>("--reverse", "-R") { Description = "The server sends and the client receives. Defaults to off." };
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "Receive workers on the client in reverse mode.");
         var bind = new Option<string?>("--bind", "-B") { Description = "Local address to send from and receive on. Defaults to any address of the server's family.", HelpName = "ADDRESS" };
         var command = new Command("client", "Runs a UDP test against 'salvo server' at HOST: the client sends (or with -R receives) for -t seconds, then both sides' counts are compared.")
         {
-            host, port, length, bitrate, time, parallel, reverse, interval, workers, bind,
+            host, port, length, bitrate, time, parallel, reverse, interval, workers, bind, backend,
         };
         command.SetAction((parse, cancellationToken) =>
         {
             var settings = new ClientSettings($"{parse.GetValue(host)}:{parse.GetValue(port)}", parse.GetValue(length), parse.GetValue(bitrate),
-                parse.GetValue(time), parse.GetValue(parallel), parse.GetValue(reverse));
+                parse.GetValue(time), parse.GetValue(parallel), parse.GetValue(reverse), BackendOption.Read(parse, backend));
             var local = parse.GetValue(bind) is { } b ? CommonOptions.ParseAddress(b, "-B/--bind") : null;
             return RunAsync(console, parse.GetValue(host)!, parse.GetValue(port), settings, local, parse.GetValue(interval), parse.GetValue(workers), cancellationToken);
         });
@@ -44,7 +45,7 @@ internal static class ClientCommand
         using var channel = await ConnectAsync(host, port, cancellationToken).ConfigureAwait(false);
         var server = channel.Remote.Address.IsIPv4MappedToIPv6 ? channel.Remote.Address.MapToIPv4() : channel.Remote.Address;
         bind ??= server.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any;
-        using var engine = settings.Reverse ? ReceiveEngines.Create(new IPEndPoint(bind, 0), workers, answerRequests: false) : null;
+        using var engine = settings.Reverse ? ReceiveEngines.Create(new IPEndPoint(bind, 0), workers, answerRequests: false, settings.Backend) : null;
 
         // Count from before the hello: the server starts sending as soon as it answers ready.
         engine?.BeginTest();
@@ -69,7 +70,7 @@ internal static class ClientCommand
         if (engine is null)
         {
             var target = new IPEndPoint(server, ready.UdpPort.Value);
-            using var sender = new TrafficSender(bind, Enumerable.Repeat(target, settings.Parallel).ToArray(), settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds);
+            using var sender = new TrafficSender(bind, Enumerable.Repeat(target, settings.Parallel).ToArray(), settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds, settings.Backend);
             sender.Start();
             var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(settings.DurationSeconds + 10)), cancellationToken);
             await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), finished).ConfigureAwait(false);
@@ -93,7 +94,7 @@ internal static class ClientCommand
             }
 
             await TrafficReports.DrainAsync(engine, message.Sent, cancellationToken).ConfigureAwait(false);
-            received = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, settings.DurationSeconds), CpuClock.Process() - cpuStart);
+            received = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, settings.DurationSeconds), CpuClock.Process() - cpuStart, engine.Backend);
             sent = message.Side;
             await channel.SendAsync(new ControlMessage("result", Side: received), cancellationToken).ConfigureAwait(false);
         }

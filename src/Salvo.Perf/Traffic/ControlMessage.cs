@@ -100,6 +100,7 @@ internal sealed record ControlMessage(
 /// <param name="Malformed">Receiver: datagrams that failed the header check.</param>
 /// <param name="JitterMicroseconds">Receiver: RFC 3550 interarrival jitter, mean over flows.</param>
 /// <param name="CpuPercent">The side's process CPU over the test, percent of one core.</param>
+/// <param name="Backend">The backend the side's Salvo sockets reported (LinuxBatched or Portable).</param>
 internal sealed record SideReport(
     string Role,
     double Seconds,
@@ -113,4 +114,5 @@ internal sealed record SideReport(
     long Duplicates = 0,
     long Malformed = 0,
     double JitterMicroseconds = 0,
-    double CpuPercent = 0);
+    double CpuPercent = 0,
+    DatagramBackend? Backend = null);

@@ -12,6 +12,9 @@ internal interface IReceiveEngine : IDisposable
     /// <summary>The bound address (the actual port when 0 was asked for).</summary>
     IPEndPoint LocalEndPoint { get; }
 
+    /// <summary>The backend the receiving sockets report they use.</summary>
+    DatagramBackend Backend { get; }
+
     /// <summary>Starts counting a new test from zero.</summary>
     void BeginTest();
 
@@ -27,6 +30,6 @@ internal static class ReceiveEngines
 {
     /// <summary>Opens <paramref name="workers"/> receive workers bound to <paramref name="bind"/>.</summary>
     /// <exception cref="System.Net.Sockets.SocketException">The address is in use or cannot be bound.</exception>
-    public static IReceiveEngine Create(IPEndPoint bind, int workers, bool answerRequests) =>
-        new ReceiveEngine(bind, workers, answerRequests);
+    public static IReceiveEngine Create(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend) =>
+        new ReceiveEngine(bind, workers, answerRequests, backend);
 }

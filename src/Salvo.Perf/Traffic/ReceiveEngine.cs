@@ -19,7 +19,7 @@ internal sealed class ReceiveEngine : IReceiveEngine
     private readonly CancellationTokenSource _stop = new();
 
     /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
-    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests)
+    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend = DatagramBackend.Auto)
     {
         _sockets = new DatagramSocket[workers];
         _counters = new WorkerCounters?[workers];
@@ -31,6 +31,7 @@ internal sealed class ReceiveEngine : IReceiveEngine
                 _sockets[i] = new DatagramSocket(new DatagramSocketOptions
                 {
                     LocalEndPoint = endPoint,
+                    Backend = backend,
                     ReusePort = workers > 1,
                     ReceiveBufferSize = 4 << 20,
                     SendBufferSize = 4 << 20,
@@ -57,6 +58,9 @@ internal sealed class ReceiveEngine : IReceiveEngine
 
     /// <summary>The bound address (the actual port when 0 was asked for).</summary>
     public IPEndPoint LocalEndPoint => _sockets[0].LocalEndPoint;
+
+    /// <inheritdoc />
+    public DatagramBackend Backend => _sockets[0].Backend;
 
     /// <summary>Starts counting a new test from zero.</summary>
     public void BeginTest()

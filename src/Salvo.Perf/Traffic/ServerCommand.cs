@@ -19,24 +19,26 @@ internal static class ServerCommand
         var bind = CommonOptions.Bind("Address to listen on.");
         var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
+        var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one client, then exit. Defaults to serving until Ctrl+C." };
         var command = new Command("server",
             "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number) and answers " +
             "'salvo rr --server' requests on that UDP port. One test at a time.")
         {
-            port, bind, workers, interval, oneOff,
+            port, bind, workers, interval, oneOff, backend,
         };
         command.SetAction((parse, cancellationToken) => RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
-            parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), cancellationToken));
+            parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken));
         return command;
     }
 
-    public static async Task<int> RunAsync(CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync(
+        CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, DatagramBackend backend, CancellationToken cancellationToken)
     {
-        var (engine, listener) = Open(address, port, workers);
+        var (engine, listener) = Open(address, port, workers, backend);
         using var engineScope = engine;
         using var listenerScope = listener;
-        console.Line($"salvo server listening on {engine.LocalEndPoint} (TCP control, UDP data, {workers} receive worker(s))");
+        console.Line($"salvo server listening on {engine.LocalEndPoint} (TCP control, UDP data, {workers} receive worker(s), {engine.Backend} backend)");
         if (console.Format != OutputFormat.Text)
         {
             console.Note($"salvo server: listening on {engine.LocalEndPoint}");
@@ -56,7 +58,7 @@ internal static class ServerCommand
             using var channel = new ControlChannel(client);
             try
             {
-                await ServeAsync(console, channel, engine, address, interval, cancellationToken).ConfigureAwait(false);
+                await ServeAsync(console, channel, engine, address, interval, backend, cancellationToken).ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
             {
@@ -74,7 +76,8 @@ internal static class ServerCommand
         return 0;
     }
 
-    private static async Task ServeAsync(CliConsole console, ControlChannel channel, IReceiveEngine engine, IPAddress address, double interval, CancellationToken cancellationToken)
+    private static async Task ServeAsync(
+        CliConsole console, ControlChannel channel, IReceiveEngine engine, IPAddress address, double interval, DatagramBackend backend, CancellationToken cancellationToken)
     {
         var hello = await channel.ReceiveAsync(HelloTimeout, cancellationToken).ConfigureAwait(false);
         if (hello.ValidateHello() is { } reason)
@@ -107,7 +110,7 @@ internal static class ServerCommand
             }
 
             await TrafficReports.DrainAsync(engine, message.Sent, cancellationToken).ConfigureAwait(false);
-            local = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, duration), CpuClock.Process() - cpuStart);
+            local = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, duration), CpuClock.Process() - cpuStart, engine.Backend);
             engine.EndTest();
             await channel.SendAsync(new ControlMessage("result", Side: local), cancellationToken).ConfigureAwait(false);
             peer = null;
@@ -115,7 +118,7 @@ internal static class ServerCommand
         else
         {
             var targets = hello.ClientPorts!.Select(p => new IPEndPoint(channel.Remote.Address, p)).ToArray();
-            using var sender = new TrafficSender(address, targets, hello.LengthBytes!.Value, hello.BitsPerSecond!.Value, duration);
+            using var sender = new TrafficSender(address, targets, hello.LengthBytes!.Value, hello.BitsPerSecond!.Value, duration, backend);
             await channel.SendAsync(new ControlMessage("ready", UdpPort: engine.LocalEndPoint.Port), cancellationToken).ConfigureAwait(false);
             sender.Start();
             var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(duration + 10)), cancellationToken);
@@ -136,11 +139,11 @@ internal static class ServerCommand
     /// port is ephemeral and the same number may be taken for TCP (a connection in TIME_WAIT), so a few
     /// fresh ports are tried.
     /// </summary>
-    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers)
+    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers, DatagramBackend backend)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true), address, port);
+            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend), address, port);
             var listener = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
             try
             {

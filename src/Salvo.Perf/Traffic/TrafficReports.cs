@@ -11,13 +11,13 @@ internal static class TrafficReports
     /// <summary>A sender's side after a test.</summary>
     public static SideReport Sender(TrafficSender sender, double seconds, TimeSpan cpu) => new(
         "sender", seconds, sender.Datagrams, sender.Bytes, sender.Bytes * 8 / seconds, sender.Datagrams / seconds,
-        CpuPercent: CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)));
+        CpuPercent: CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)), Backend: sender.Backend);
 
     /// <summary>A receiver's side after a test.</summary>
-    public static SideReport Receiver(ReceiveTotals t, double seconds, TimeSpan cpu) => new(
+    public static SideReport Receiver(ReceiveTotals t, double seconds, TimeSpan cpu, DatagramBackend backend) => new(
         "receiver", seconds, t.Datagrams, t.Bytes, t.Bytes * 8 / seconds, t.Datagrams / seconds,
         t.Lost, t.LossPercent, t.OutOfOrder, t.Duplicates, t.Malformed, t.JitterMicroseconds,
-        CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)));
+        CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)), backend);
 
     /// <summary>
     /// Waits until the receiver has counted every datagram the sender reported, or nothing new arrived for
@@ -125,7 +125,8 @@ internal sealed record TrafficIntervalEvent(string Event, string Role, double St
 /// <param name="DurationSeconds">Seconds of sending.</param>
 /// <param name="Parallel">Flows.</param>
 /// <param name="Reverse">Whether the server sent.</param>
-internal sealed record ClientSettings(string Server, int LengthBytes, long BitsPerSecond, double DurationSeconds, int Parallel, bool Reverse);
+/// <param name="Backend">The backend asked for with --backend for the client's sockets.</param>
+internal sealed record ClientSettings(string Server, int LengthBytes, long BitsPerSecond, double DurationSeconds, int Parallel, bool Reverse, DatagramBackend Backend = DatagramBackend.Auto);
 
 /// <summary>The JSON document of <c>salvo client --json</c>.</summary>
 /// <param name="Command">"client".</param>

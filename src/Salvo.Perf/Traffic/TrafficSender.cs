@@ -24,10 +24,12 @@ internal sealed class TrafficSender : IDisposable
     /// <param name="length">Bytes per datagram (at least the header).</param>
     /// <param name="bitsPerSecond">Rate over all flows; 0 sends as fast as possible.</param>
     /// <param name="seconds">How long to send.</param>
-    public TrafficSender(IPAddress bind, IReadOnlyList<IPEndPoint> targets, int length, long bitsPerSecond, double seconds)
+    /// <param name="backend">The sockets' backend.</param>
+    public TrafficSender(IPAddress bind, IReadOnlyList<IPEndPoint> targets, int length, long bitsPerSecond, double seconds, DatagramBackend backend = DatagramBackend.Auto)
     {
         _sockets = targets.Select(t => new DatagramSocket(new DatagramSocketOptions
         {
+            Backend = backend,
             LocalEndPoint = new IPEndPoint(t.AddressFamily == bind.AddressFamily ? bind : (t.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any), 0),
             SendBufferSize = 4 << 20,
         })).ToArray();
@@ -40,6 +42,9 @@ internal sealed class TrafficSender : IDisposable
             IsBackground = true,
         }).ToArray();
     }
+
+    /// <summary>The backend the sockets report they use.</summary>
+    public DatagramBackend Backend => _sockets[0].Backend;
 
     /// <summary>Datagrams the kernel accepted, per flow.</summary>
     public long[] SentPerFlow => _sent.ToArray();

@@ -8,8 +8,4 @@ internal static partial class SocketLog
     [LoggerMessage(EventId = 1, Level = LogLevel.Warning,
         Message = "UDP GSO switched off for the socket on {LocalEndPoint}: the kernel refused a segmented send with {Error}; datagrams are resent without it")]
     public static partial void GsoSwitchedOff(ILogger logger, string localEndPoint, string error);
-
-    [LoggerMessage(EventId = 2, Level = LogLevel.Information,
-        Message = "Socket option {Option} is not available on {LocalEndPoint} ({Error}); continuing without it")]
-    public static partial void OptionUnavailable(ILogger logger, string option, string localEndPoint, string error);
 }

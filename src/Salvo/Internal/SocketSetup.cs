@@ -26,6 +26,11 @@ internal static class SocketSetup
         {
             EnableReusePort(socket);
         }
+
+        if (options.DontFragment)
+        {
+            DontFragmentOption.Enable(socket);
+        }
     }
 
     private static void EnableReusePort(Socket socket)

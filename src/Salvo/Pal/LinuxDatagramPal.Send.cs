@@ -19,6 +19,12 @@ internal sealed partial class LinuxDatagramPal
     /// <summary>Test hook: the next GSO send is given a control message the kernel rejects.</summary>
     internal bool CorruptNextGsoSendForTesting { get; set; }
 
+    /// <summary>
+    /// Test hook: the next GSO send fails with this errno without reaching the kernel, for the errors that loopback
+    /// cannot produce (EIO comes from a device without checksum offload, udp_send_skb in net/ipv4/udp.c).
+    /// </summary>
+    internal Errno? FailNextGsoSendForTesting { get; set; }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public override async ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken)
     {
@@ -107,6 +113,13 @@ internal sealed partial class LinuxDatagramPal
     /// <summary>Sends messages from <paramref name="message"/> on; returns the number of datagrams accepted.</summary>
     private unsafe int TrySend(SendBatch batch, LinuxSendVectors vectors, int message, out Errno errno)
     {
+        if (FailNextGsoSendForTesting is { } injected && vectors.IsSegmented(message))
+        {
+            FailNextGsoSendForTesting = null;
+            errno = injected;
+            return 0;
+        }
+
         int sent;
         var added = false;
         try

@@ -1,7 +1,6 @@
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using Salvo.Diagnostics;
 using Salvo.Interop.Linux;
 using Salvo.Internal;
 
@@ -35,23 +34,12 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         _groWanted = options.Gro && LinuxOffloadProbe.Gro;
         if (options.ReceivePacketInformation)
         {
-            _wantControl |= EnableReceiveOption("IP_PKTINFO", Constants.IPPROTO_IP, Constants.IP_PKTINFO, Constants.IPPROTO_IPV6, Constants.IPV6_RECVPKTINFO);
+            EnableReceiveOption(nameof(options.ReceivePacketInformation), Constants.IP_PKTINFO, Constants.IPV6_RECVPKTINFO);
         }
 
         if (options.ReceiveEcn)
         {
-            _wantControl |= EnableReceiveOption("IP_RECVTOS", Constants.IPPROTO_IP, Constants.IP_RECVTOS, Constants.IPPROTO_IPV6, Constants.IPV6_RECVTCLASS);
-        }
-
-        if (options.DontFragment)
-        {
-            // PROBE: set DF and never fragment locally, but do not shrink to a learned path MTU on our own;
-            // a datagram over the route's MTU fails with EMSGSIZE.
-            EnableReceiveOption("IP_MTU_DISCOVER", Constants.IPPROTO_IP, Constants.IP_MTU_DISCOVER, Constants.IPPROTO_IPV6, Constants.IPV6_MTU_DISCOVER, Constants.IP_PMTUDISC_PROBE);
-            if (IsIPv6)
-            {
-                EnableReceiveOption("IPV6_DONTFRAG", -1, 0, Constants.IPPROTO_IPV6, Constants.IPV6_DONTFRAG);
-            }
+            EnableReceiveOption(nameof(options.ReceiveEcn), Constants.IP_RECVTOS, Constants.IPV6_RECVTCLASS);
         }
     }
 
@@ -234,31 +222,31 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         batch.EnsureEntryCapacity(batch.Capacity * LinuxReceiveVectors.MaxSegmentsPerBuffer);
     }
 
-    /// <summary>Sets an integer option for the socket's family (both levels on a dual-stack socket); logs when unavailable.</summary>
-    private bool EnableReceiveOption(string name, int ipLevel, int ipName, int ipv6Level, int ipv6Name, int value = 1)
+    /// <summary>
+    /// Turns a per-datagram control message on for the socket's family (both levels on a dual-stack socket); an
+    /// option the kernel refuses fails the open, naming it, rather than leaving the datagrams without it.
+    /// </summary>
+    private void EnableReceiveOption(string option, int ipName, int ipv6Name)
     {
-        var ok = true;
-        if (ipLevel >= 0 && (!IsIPv6 || Socket.DualMode))
+        if (!IsIPv6 || Socket.DualMode)
         {
-            ok &= Report(name, LinuxSocketOption.TrySet(_handle, ipLevel, ipName, value));
+            ThrowIfRefused(option, "IPPROTO_IP", LinuxSocketOption.TrySet(_handle, Constants.IPPROTO_IP, ipName, 1));
         }
 
         if (IsIPv6)
         {
-            ok &= Report(name, LinuxSocketOption.TrySet(_handle, ipv6Level, ipv6Name, value));
+            ThrowIfRefused(option, "IPPROTO_IPV6", LinuxSocketOption.TrySet(_handle, Constants.IPPROTO_IPV6, ipv6Name, 1));
         }
 
-        return ok;
+        _wantControl = true;
     }
 
-    private bool Report(string option, Errno errno)
+    private static void ThrowIfRefused(string option, string level, Errno errno)
     {
         if (errno != Errno.None)
         {
-            SocketLog.OptionUnavailable(Logger, option, Socket.LocalEndPoint?.ToString() ?? "?", errno.ToString());
+            throw new NotSupportedException($"{option}: the kernel refused the {level} socket option ({errno}); leave {option} off.");
         }
-
-        return errno == Errno.None;
     }
 
     private unsafe bool TryReceiveOne(Memory<byte> buffer, out ReceiveResult result, out Errno errno)

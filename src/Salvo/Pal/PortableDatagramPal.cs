@@ -23,6 +23,9 @@ internal sealed class PortableDatagramPal : DatagramPal
     public PortableDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options)
         : base(socket, counters, options)
     {
+        // One datagram per call through the runtime's ReceiveFrom, which carries no control messages.
+        RefuseUnsupported(options.ReceivePacketInformation, nameof(options.ReceivePacketInformation), "each datagram's destination address");
+        RefuseUnsupported(options.ReceiveEcn, nameof(options.ReceiveEcn), "each datagram's ECN bits");
         if (OperatingSystem.IsWindows())
         {
             socket.IOControl(SioUdpConnReset, [0, 0, 0, 0], null);
@@ -199,6 +202,15 @@ internal sealed class PortableDatagramPal : DatagramPal
     }
 
     protected override void Close() => Socket.Dispose();
+
+    private static void RefuseUnsupported(bool requested, string option, string what)
+    {
+        if (requested)
+        {
+            throw new NotSupportedException(
+                $"{option}: the Portable backend cannot report {what}; use Backend Auto or LinuxBatched on Linux, or leave {option} off.");
+        }
+    }
 
     private int Complete(ReceiveBatch batch, SocketAddress address, int received)
     {

@@ -76,6 +76,12 @@ public sealed class DatagramServer : IAsyncDisposable
     /// <summary>Whether SO_BUSY_POLL was asked for and the kernel accepted it on every socket.</summary>
     public bool KernelBusyPollEnabled { get; private set; }
 
+    /// <summary>
+    /// Whether the workers spin for <see cref="DatagramServerOptions.BusyPoll"/> before blocking: asked for and on the
+    /// Linux batched backend (the portable backend has no non-blocking batched receive to spin on).
+    /// </summary>
+    public bool BusyPollEnabled { get; private set; }
+
     /// <summary>Whether the server is started and not yet stopping.</summary>
     public bool IsRunning
     {
@@ -112,7 +118,8 @@ public sealed class DatagramServer : IAsyncDisposable
                 KernelBusyPollEnabled = ServerSockets.TrySetKernelBusyPoll(_sockets, busyPoll, _logger);
             }
 
-            if (_options.BusyPoll > TimeSpan.Zero && _sockets[0].Backend != DatagramBackend.LinuxBatched)
+            BusyPollEnabled = _options.BusyPoll > TimeSpan.Zero && _sockets[0].Backend == DatagramBackend.LinuxBatched;
+            if (_options.BusyPoll > TimeSpan.Zero && !BusyPollEnabled)
             {
                 ServerLog.BusyPollIgnored(_logger, _sockets[0].Backend);
             }
@@ -192,7 +199,7 @@ public sealed class DatagramServer : IAsyncDisposable
     {
         var workers = _workers;
         long? kernelDrops = ReadKernelDrops()?.Sum();
-        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, kernelDrops);
+        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, kernelDrops);
         foreach (var worker in workers)
         {
             var s = worker.Counters.Snapshot(worker.QueueDepth, null);
@@ -210,6 +217,7 @@ public sealed class DatagramServer : IAsyncDisposable
                 DroppedAtStop = total.DroppedAtStop + s.DroppedAtStop,
                 HandlerErrors = total.HandlerErrors + s.HandlerErrors,
                 ReceiveErrors = total.ReceiveErrors + s.ReceiveErrors,
+                BusyPollDatagrams = total.BusyPollDatagrams + s.BusyPollDatagrams,
                 QueueDepth = total.QueueDepth + s.QueueDepth,
             };
         }

@@ -92,7 +92,7 @@ public sealed class DatagramServerOptions
     /// <summary>
     /// Low-latency mode: before blocking, a worker spins with non-blocking receives for up to this long,
     /// which saves the wake-up (tens of microseconds) at the cost of a busy core. Linux batched backend
-    /// only; at most 10 ms. Defaults to <see cref="TimeSpan.Zero"/> (off).
+    /// only: elsewhere it is logged and reported off by <see cref="DatagramServer.BusyPollEnabled"/>; at most 10 ms. Defaults to <see cref="TimeSpan.Zero"/> (off).
     /// </summary>
     public TimeSpan BusyPoll { get; set; } = TimeSpan.Zero;
 

@@ -18,6 +18,7 @@ namespace Salvo.Server;
 /// <param name="DroppedAtStop">Datagrams received but still queued when a stop gave up draining.</param>
 /// <param name="HandlerErrors">Handler calls that threw.</param>
 /// <param name="ReceiveErrors">Unexpected receive failures survived by a worker.</param>
+/// <param name="BusyPollDatagrams">Datagrams received during a <see cref="DatagramServerOptions.BusyPoll"/> spin, without a wake-up (part of <see cref="DatagramsReceived"/>; 0 when busy polling is off).</param>
 /// <param name="QueueDepth">Datagrams queued now, waiting for the handler.</param>
 /// <param name="KernelDrops">Datagrams the kernel dropped on these sockets because the receive buffer was full (Linux: /proc/net/udp); null where the OS does not say.</param>
 public readonly record struct DatagramServerStatistics(
@@ -33,6 +34,7 @@ public readonly record struct DatagramServerStatistics(
     long DroppedAtStop,
     long HandlerErrors,
     long ReceiveErrors,
+    long BusyPollDatagrams,
     long QueueDepth,
     long? KernelDrops)
 {

@@ -224,6 +224,7 @@ internal sealed partial class ServerWorker
             var received = _socket.Receive(_receiveBatch, TimeSpan.Zero);
             if (received > 0)
             {
+                _counters.OnBusyPollReceived(received);
                 return received;
             }
 

@@ -18,6 +18,7 @@ internal sealed class WorkerCounters(ServerMetrics metrics)
     private long _droppedAtStop;
     private long _handlerErrors;
     private long _receiveErrors;
+    private long _busyPollDatagrams;
 
     public void OnReceived(int datagrams, long bytes)
     {
@@ -26,6 +27,9 @@ internal sealed class WorkerCounters(ServerMetrics metrics)
         Interlocked.Add(ref _receivedBytes, bytes);
         metrics.OnReceived(datagrams, bytes);
     }
+
+    /// <summary>Datagrams a busy-poll spin picked up, which would otherwise have waited for a wake-up.</summary>
+    public void OnBusyPollReceived(int datagrams) => Interlocked.Add(ref _busyPollDatagrams, datagrams);
 
     public void OnHandled(int datagrams) => Interlocked.Add(ref _handled, datagrams);
 
@@ -68,6 +72,7 @@ internal sealed class WorkerCounters(ServerMetrics metrics)
         Interlocked.Read(ref _droppedAtStop),
         Interlocked.Read(ref _handlerErrors),
         Interlocked.Read(ref _receiveErrors),
+        Interlocked.Read(ref _busyPollDatagrams),
         queueDepth,
         kernelDrops);
 

@@ -213,7 +213,7 @@ public sealed partial class ServerLoopFuzzTests(ITestOutputHelper output)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var server = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, stop));
+            var server = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, DatagramBackend.Auto, stop));
             for (var i = 0; i < 3000 && !server.IsCompleted; i++)
             {
                 if (ListeningOn().Match(console.Out.ToString()!) is { Success: true } match)

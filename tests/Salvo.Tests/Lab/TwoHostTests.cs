@@ -10,10 +10,12 @@ namespace Salvo.Tests.Lab;
 [Collection(NonParallelCollection.Name)]
 public sealed partial class TwoHostTests
 {
-    private static DatagramSocket OpenIn(string host, string address, bool dontFragment = false, bool gro = true, bool gso = true) =>
+    private static DatagramSocket OpenIn(
+        string host, string address, bool dontFragment = false, bool gro = true, bool gso = true, DatagramBackend backend = DatagramBackend.Auto) =>
         NetworkLab.InHost(host, () => new DatagramSocket(new DatagramSocketOptions
         {
             LocalEndPoint = new IPEndPoint(IPAddress.Parse(address), 0),
+            Backend = backend,
             ReceiveBufferSize = 4 << 20,
             DontFragment = dontFragment,
             Gro = gro,
@@ -65,11 +67,13 @@ public sealed partial class TwoHostTests
         Assert.Equal(Enumerable.Range(0, 64), seen);
     }
 
-    [LabFact]
-    public async Task DontFragment_DatagramAboveThePathMtu_FailsWithTheSizeAndTheLimit()
+    [LabTheory]
+    [InlineData(DatagramBackend.LinuxBatched)]
+    [InlineData(DatagramBackend.Portable)]
+    public async Task DontFragment_DatagramAboveThePathMtu_FailsWithTheSizeAndTheLimit(DatagramBackend backend)
     {
         using var lab = new NetworkLab();
-        using var sender = OpenIn(lab.HostA, NetworkLab.AddressA, dontFragment: true);
+        using var sender = OpenIn(lab.HostA, NetworkLab.AddressA, dontFragment: true, backend: backend);
         using var receiver = OpenIn(lab.HostB, NetworkLab.AddressB);
         Assert.Equal(1472, sender.GetMaxDatagramSize(receiver.LocalAddress));
 

@@ -10,16 +10,48 @@ public sealed class BusyPollTests
     [LinuxTheory]
     [InlineData(ServerIoModel.DedicatedThread)]
     [InlineData(ServerIoModel.Async)]
-    public async Task BusyPoll_WithASpinBeforeBlocking_StillEchoesEverything(ServerIoModel ioModel)
+    public async Task BusyPoll_WithASpinBeforeBlocking_PicksUpTheNextRequestWithoutBlocking(ServerIoModel ioModel)
     {
         var options = LoopbackOptions(workers: 1);
         options.IoModel = ioModel;
-        options.BusyPoll = TimeSpan.FromMicroseconds(50);
+        // The longest spin allowed (10 ms): the client sends its next request as soon as it has the reply, far
+        // sooner than that, so the worker is still spinning when it comes.
+        options.BusyPoll = TimeSpan.FromMilliseconds(10);
         await using var server = new DatagramServer(options, new EchoHandler());
         await server.StartAsync();
         EchoAFew(server);
         // Counted just after the send returns, so possibly a moment after the client has the reply.
         Assert.True(await WaitUntil(() => server.GetStatistics().DatagramsSent == 20));
+
+        var statistics = server.GetStatistics();
+        Assert.InRange(statistics.BusyPollDatagrams, 1, statistics.DatagramsReceived);
+        Assert.Equal(statistics.BusyPollDatagrams, server.GetWorkerStatistics(0).BusyPollDatagrams);
+    }
+
+    [Fact]
+    public async Task BusyPollOff_NothingIsCountedAsPickedUpBySpinning()
+    {
+        await using var server = new DatagramServer(LoopbackOptions(workers: 1), new EchoHandler());
+        await server.StartAsync();
+        EchoAFew(server);
+
+        Assert.False(server.BusyPollEnabled);
+        Assert.Equal(0, server.GetStatistics().BusyPollDatagrams);
+    }
+
+    [Theory]
+    [InlineData(DatagramBackend.Portable, false)]
+    [InlineData(DatagramBackend.Auto, true)]
+    public async Task BusyPoll_AskedFor_IsReportedOnWhereTheBackendCanSpinAndOffElsewhere(DatagramBackend backend, bool spinsOnLinux)
+    {
+        var options = LoopbackOptions(workers: 1);
+        options.Backend = backend;
+        options.BusyPoll = TimeSpan.FromMicroseconds(50);
+        await using var server = new DatagramServer(options, new EchoHandler());
+        await server.StartAsync();
+
+        Assert.Equal(spinsOnLinux && server.Backend == DatagramBackend.LinuxBatched, server.BusyPollEnabled);
+        EchoAFew(server);
     }
 
     [LinuxFact]

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using static Salvo.Tests.Sockets.SocketOptionReader;
 
 namespace Salvo.Tests.Sockets;
 
@@ -21,6 +22,38 @@ public abstract class DatagramSocketContractTests
         Backend = Backend,
         ReceiveBufferSize = receiveBuffer,
     });
+
+    [LinuxTheory]
+    [InlineData("127.0.0.1")]
+    [InlineData("::1")]
+    [InlineData("::")]
+    public void DontFragment_IsSetOnTheSocket_AsTheLinuxBackendSetsIt(string address)
+    {
+        var local = IPAddress.Parse(address);
+        using var socket = new DatagramSocket(new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(local, 0),
+            Backend = Backend,
+            DontFragment = true,
+        });
+
+        // IP_PMTUDISC_PROBE = 3 (include/uapi/linux/in.h); without DontFragment the kernel's default is
+        // IP_PMTUDISC_WANT = 1 (net.ipv4.ip_no_pmtu_disc = 0).
+        const int probe = 3;
+        if (local.AddressFamily == AddressFamily.InterNetwork || socket.Socket.DualMode)
+        {
+            Assert.Equal(probe, ReadInt(socket.Socket, 0, 10)); // IPPROTO_IP, IP_MTU_DISCOVER
+        }
+
+        if (local.AddressFamily == AddressFamily.InterNetworkV6)
+        {
+            Assert.Equal(probe, ReadInt(socket.Socket, 41, 23)); // IPPROTO_IPV6, IPV6_MTU_DISCOVER
+            Assert.Equal(1, ReadInt(socket.Socket, 41, 62)); // IPV6_DONTFRAG (include/uapi/linux/in6.h)
+        }
+
+        using var plain = Open(local);
+        Assert.NotEqual(probe, ReadInt(plain.Socket, local.AddressFamily == AddressFamily.InterNetwork ? 0 : 41, local.AddressFamily == AddressFamily.InterNetwork ? 10 : 23));
+    }
 
     [Fact]
     public void Open_ReportsBackendAndBoundPort()
@@ -370,6 +403,47 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
 public sealed class PortableSocketTests : DatagramSocketContractTests
 {
     protected override DatagramBackend Backend => DatagramBackend.Portable;
+
+    [Theory]
+    [InlineData(nameof(DatagramSocketOptions.ReceivePacketInformation))]
+    [InlineData(nameof(DatagramSocketOptions.ReceiveEcn))]
+    public void ReceiveMetadataOption_IsRefusedAtOpen_NamingIt(string option)
+    {
+        var options = new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+            Backend = Backend,
+            ReceivePacketInformation = option == nameof(DatagramSocketOptions.ReceivePacketInformation),
+            ReceiveEcn = option == nameof(DatagramSocketOptions.ReceiveEcn),
+        };
+
+        var error = Assert.Throws<NotSupportedException>(() => new DatagramSocket(options));
+        Assert.StartsWith(option + ":", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Offloads_AskedFor_AreReportedOffInCapabilities()
+    {
+        using var socket = new DatagramSocket(new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+            Backend = Backend,
+            Gso = true,
+            Gro = true,
+        });
+
+        Assert.Equal(new DatagramCapabilities(BatchedIo: false, Gso: false, Gro: false, MaxGsoSegments: 0), socket.Capabilities);
+    }
+}
+
+internal static class SocketOptionReader
+{
+    public static int ReadInt(Socket socket, int level, int name)
+    {
+        var value = new byte[4];
+        Assert.Equal(4, socket.GetRawSocketOption(level, name, value));
+        return BitConverter.ToInt32(value);
+    }
 }
 
 internal static class ReceiveBatchTestExtensions

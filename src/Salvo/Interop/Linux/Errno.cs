@@ -1,6 +1,10 @@
 namespace Salvo.Interop.Linux;
 
-/// <summary>The errno values the datagram path acts on (x86-64 and arm64 share them; ../LINUX-FACTS).</summary>
+/// <summary>
+/// The errno values the datagram path acts on, from the kernel's include/uapi/asm-generic/errno-base.h
+/// (1 to 34) and include/uapi/asm-generic/errno.h (35 on), which x86-64 and arm64 both use; meanings in
+/// errno(3). LinuxAbiTests checks them against this machine's libc.
+/// </summary>
 internal enum Errno
 {
     None = 0,

@@ -1,0 +1,110 @@
+using System.Text.Json;
+
+namespace Salvo.Perf.Tests;
+
+/// <summary>
+/// <c>--backend auto|linux|portable</c> on loopback, server, client, rr and sweep: a bad value stops the command at
+/// start naming the option, and the chosen backend is the one the sockets report in the JSON.
+/// </summary>
+[Collection(WholeProcessCollection.Name)]
+public sealed class BackendOptionTests
+{
+    [Theory]
+    [InlineData("loopback")]
+    [InlineData("server")]
+    [InlineData("client", "127.0.0.1")]
+    [InlineData("rr")]
+    [InlineData("sweep")]
+    public async Task UnknownBackend_FailsAtStart_NamingTheOptionAndTheChoices(string command, string? argument = null)
+    {
+        string[] args = argument is null ? [command, "--backend", "fast"] : [command, argument, "--backend", "fast"];
+
+        var (exit, _, error) = await Cli.RunAsync(args);
+
+        Assert.Equal(2, exit);
+        Assert.Contains("--backend: 'fast' is not one of auto, linux, portable.", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Rr_BackendWithARemoteServer_FailsNamingTheOption()
+    {
+        var (exit, _, error) = await Cli.RunAsync("rr", "--server", "127.0.0.1:9", "--backend", "portable", "-t", "0.2");
+
+        Assert.Equal(2, exit);
+        Assert.Contains("--backend: applies to the in-process responder", error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyTheory]
+    [InlineData("portable", "socket", "Portable")]
+    [InlineData("portable", "server", "Portable")]
+    [InlineData("linux", "socket", "LinuxBatched")]
+    [InlineData("auto", "server", "LinuxBatched")]
+    public async Task Rr_Backend_IsTheOneTheResponderReports(string backend, string responder, string reported)
+    {
+        var (exit, output, error) = await Cli.RunAsync(
+            "rr", "--backend", backend, "--responder", responder, "-t", "0.2", "--warmup", "0.05", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        Assert.Equal(reported, document.RootElement.GetProperty("result").GetProperty("responderBackend").GetString());
+        Assert.Equal(backend == "portable" ? "Portable" : backend == "linux" ? "LinuxBatched" : "Auto",
+            document.RootElement.GetProperty("settings").GetProperty("backend").GetString());
+        Assert.True(document.RootElement.GetProperty("result").GetProperty("completed").GetInt64() > 0, output);
+    }
+
+    [LinuxOnlyFact]
+    public async Task Loopback_PortableBackend_RunsTheSalvoRowsOnIt_AndLeavesThePlainSocketRowsUnmarked()
+    {
+        var (exit, output, error) = await Cli.RunAsync(
+            "loopback", "--backend", "portable", "-m", "socket,salvo,salvo-gso", "-w", "1", "-l", "64", "-t", "0.1", "--warmup", "0.05",
+            "--repeat", "1", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        Assert.Equal("Portable", document.RootElement.GetProperty("settings").GetProperty("backend").GetString());
+        var backends = document.RootElement.GetProperty("results").EnumerateArray().ToDictionary(
+            r => r.GetProperty("method").GetString()!,
+            r => r.TryGetProperty("backend", out var b) ? b.GetString() : null);
+        Assert.Equal(new Dictionary<string, string?>
+        {
+            ["socket"] = null,
+            ["salvo"] = "Portable",
+            ["salvo-gso"] = "Portable",
+            ["server-w1"] = "Portable",
+        }, backends);
+    }
+
+    [LinuxOnlyFact]
+    public async Task Loopback_DefaultBackend_IsLinuxBatchedOnLinux()
+    {
+        var (exit, output, error) = await Cli.RunAsync("loopback", "-m", "salvo", "-l", "64", "-t", "0.1", "--warmup", "0.05", "--repeat", "1", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        Assert.Equal("LinuxBatched", document.RootElement.GetProperty("results")[0].GetProperty("backend").GetString());
+    }
+
+    [LinuxOnlyFact]
+    public async Task Sweep_Backend_AppliesToTheLoopbackRowsAndTheRrResponder()
+    {
+        var directory = Path.Combine(Path.GetTempPath(), "salvo-sweep-backend-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            var (exit, output, error) = await Cli.RunAsync(
+                "sweep", "--backend", "portable", "-m", "salvo", "-l", "64", "-t", "0.1", "--warmup", "0.05", "--parallel-levels", "1",
+                "-o", directory, "--json");
+
+            Assert.True(exit == 0, error);
+            using var document = JsonDocument.Parse(output);
+            Assert.Equal("Portable", document.RootElement.GetProperty("loopback").GetProperty("results")[0].GetProperty("backend").GetString());
+            Assert.Equal("Portable", document.RootElement.GetProperty("rr")[0].GetProperty("responderBackend").GetString());
+        }
+        finally
+        {
+            if (Directory.Exists(directory))
+            {
+                Directory.Delete(directory, recursive: true);
+            }
+        }
+    }
+}
