@@ -42,4 +42,13 @@ public sealed class RrServerResponderTests
         Assert.Equal(2, exit);
         Assert.Contains(option, error, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task BusyPollAboveTheServersLimit_FailsAtStartNamingTheOption()
+    {
+        // DatagramServerOptions.BusyPoll allows at most 10 ms; the CLI must refuse more before it starts a server.
+        var (exit, _, error) = await Cli.RunAsync("rr", "--responder", "server", "--busy-poll", "20000", "-t", "0.2");
+        Assert.Equal(2, exit);
+        Assert.Contains("--busy-poll", error, StringComparison.Ordinal);
+    }
 }

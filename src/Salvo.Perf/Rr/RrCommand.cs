@@ -92,7 +92,7 @@ internal static class RrCommand
             "The in-process responder: socket (one DatagramSocket answering on a thread) or server (a DatagramServer with one worker and a batched handler).",
             "socket", "server");
 
-        public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, 0, 0, 1_000_000, "microseconds",
+        public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, 0, 0, 10_000, "microseconds",
             "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU); 0 is off.");
 
         public Option<bool> NoPin { get; } = new("--no-pin")
