@@ -127,6 +127,7 @@ internal sealed record LoopbackResult(
 /// <param name="ReceiverCpu">The receiver's CPU when pinned.</param>
 /// <param name="SocketBufferBytes">SO_RCVBUF/SO_SNDBUF asked for.</param>
 /// <param name="PinNote">Why pinning was not done, when it was not.</param>
+/// <param name="Address">The loopback address both ends bound (-B): 127.0.0.1 or ::1.</param>
 internal sealed record LoopbackSettings(
     IReadOnlyList<string> Methods,
     IReadOnlyList<int> PayloadBytes,
@@ -137,7 +138,8 @@ internal sealed record LoopbackSettings(
     int? SenderCpu,
     int? ReceiverCpu,
     int SocketBufferBytes,
-    string? PinNote);
+    string? PinNote,
+    string Address);
 
 /// <summary>The JSON document of <c>salvo loopback --json</c>.</summary>
 /// <param name="Command">"loopback".</param>

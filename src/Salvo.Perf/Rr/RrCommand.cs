@@ -14,7 +14,7 @@ internal static class RrCommand
         var command = new Command("rr",
             "Request/response: keeps --parallel requests in flight over --connections sockets (closed loop) or sends " +
             "--rate requests/s on a schedule (latency then counts from each request's intended send time). Answers " +
-            "come from an in-process responder on 127.0.0.1, or from 'salvo server' at --server HOST:PORT. Reports " +
+            "come from an in-process responder on loopback (127.0.0.1, or ::1 with -B ::1), or from 'salvo server' at --server HOST:PORT. Reports " +
             "requests/s and latency p50/p90/p99/p99.9/p99.99/max in microseconds (HdrHistogram).");
         options.AddTo(command);
         command.SetAction((parse, cancellationToken) =>
@@ -34,7 +34,7 @@ internal static class RrCommand
         var s = report.Settings;
         console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
             (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
-            $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on 127.0.0.1"}" +
+            $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on {s.Address}"}" +
             (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty));
         console.Line(report.Environment.Describe());
         ToTable([report.Result]).Write(console);
@@ -88,10 +88,12 @@ internal static class RrCommand
         public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, 0, 0, 1_000_000, "microseconds",
             "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU); 0 is off.");
 
+        /// <summary>-B; sweep passes its loopback -B so one option sets both.</summary>
+        public Option<string> Bind { get; init; } = CommonOptions.LoopbackBind();
 
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Bind })
             {
                 command.Options.Add(option);
             }
@@ -115,8 +117,15 @@ internal static class RrCommand
                 throw new CliException("--busy-poll: applies to --responder server only.");
             }
 
+            var address = CommonOptions.ParseLoopbackAddress(parse.GetValue(Bind)!);
+            if (server is not null && parse.GetResult(Bind) is { Implicit: false })
+            {
+                throw new CliException("-B/--bind: applies to the in-process responder only; with --server the server's address decides.");
+            }
+
             return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
-                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll);
+                seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll,
+                server is null ? address.ToString() : null);
         }
     }
 }

@@ -12,7 +12,7 @@ internal static class RrRunner
     /// <summary>Runs <paramref name="settings"/>; <paramref name="progress"/> gets (seconds, completed) about every 250 ms.</summary>
     public static RrResult Run(RrSettings settings, Action<double, long>? progress, CancellationToken cancellationToken)
     {
-        var loopback = new IPEndPoint(IPAddress.Loopback, 0);
+        var loopback = new IPEndPoint(settings.Address is { } address ? IPAddress.Parse(address) : IPAddress.Loopback, 0);
         using var responder = settings.Server is not null ? null
             : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)))
             : (IDisposable)new RrResponder(loopback);
@@ -162,6 +162,7 @@ internal static class RrRunner
 /// <param name="Responder">The in-process responder: "socket" (one DatagramSocket on a thread) or "server" (a DatagramServer).</param>
 /// <param name="BusyPollMicroseconds">With the server responder: microseconds its worker spins before blocking (0: off).</param>
 /// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
+/// <param name="Address">The loopback address the in-process responder and the client sockets bind (-B); null with <paramref name="Server"/>.</param>
 internal sealed record RrSettings(
     int RequestBytes,
     int ResponseBytes,
@@ -173,7 +174,8 @@ internal sealed record RrSettings(
     string? Server,
     int TimeoutMilliseconds,
     string Responder = "socket",
-    double BusyPollMicroseconds = 0);
+    double BusyPollMicroseconds = 0,
+    string? Address = "127.0.0.1");
 
 /// <summary>The outcome of one rr run.</summary>
 /// <param name="Mode">"closed-loop" or "fixed-rate".</param>
