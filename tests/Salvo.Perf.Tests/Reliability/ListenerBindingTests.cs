@@ -10,6 +10,16 @@ public sealed class ListenerBindingTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
+    /// <summary>Runs a listening command until <paramref name="stop"/> and waits for the port it says it listens on.</summary>
+    private static (Task<int> Run, int Port) StartListening(string[] args, CancellationToken stop)
+    {
+        var output = new LiveWriter();
+        var error = new LiveWriter();
+        var run = Task.Run(() => SalvoCli.RunAsync(args, new CliConsole(output, error, isTerminal: false), stop));
+        Assert.True(Eventually.True(() => Listening.Said(output.Text + error.Text), Bound), error.Text);
+        return (run, int.Parse(Listening.Port(output.Text + error.Text), System.Globalization.CultureInfo.InvariantCulture));
+    }
+
     [LinuxOnlyTheory]
     [InlineData("server", "-p", "0")]
     [InlineData("server", "-p", "0", "-B", "127.0.0.1")]
@@ -17,11 +27,7 @@ public sealed class ListenerBindingTests
     public async Task Listener_BindsLoopbackOnlyByDefaultOrAsTold(params string[] args)
     {
         using var stop = new CancellationTokenSource();
-        var output = new LiveWriter();
-        var error = new LiveWriter();
-        var run = Task.Run(() => SalvoCli.RunAsync(args, new CliConsole(output, error, isTerminal: false), stop.Token));
-        Assert.True(Eventually.True(() => Listening.Said(output.Text + error.Text), Bound), error.Text);
-        var port = int.Parse(Listening.Port(output.Text + error.Text), System.Globalization.CultureInfo.InvariantCulture);
+        var (run, port) = StartListening(args, stop.Token);
 
         var udp = ImpairRelayTests.Listeners("/proc/net/udp", port);
         var tcp = ImpairRelayTests.Listeners("/proc/net/tcp", port);
@@ -40,11 +46,7 @@ public sealed class ListenerBindingTests
     public async Task Listener_OnIPv6Any_IsDualStackForTcpAndUdp(params string[] args)
     {
         using var stop = new CancellationTokenSource();
-        var output = new LiveWriter();
-        var error = new LiveWriter();
-        var run = Task.Run(() => SalvoCli.RunAsync(args, new CliConsole(output, error, isTerminal: false), stop.Token));
-        Assert.True(Eventually.True(() => Listening.Said(output.Text + error.Text), Bound), error.Text);
-        var port = int.Parse(Listening.Port(output.Text + error.Text), System.Globalization.CultureInfo.InvariantCulture);
+        var (run, port) = StartListening(args, stop.Token);
 
         // An IPv4 client reaches the TCP listener ...
         using (var tcp = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
