@@ -57,9 +57,9 @@ public sealed partial class ServerClientTests
     public async Task Backend_ChosenOnEachEnd_IsTheOneEachSideReports(bool reverse)
     {
         // The server on the portable backend, the client on the Linux one: each side's report names its own.
-        await using var server = await RunningServer.StartAsync(DatagramBackend.Portable);
+        await using var server = await RunningServer.StartAsync(backend: DatagramBackend.Portable);
 
-        var (exit, output) = await RunClientAsync(server.Port, reverse, DatagramBackend.LinuxBatched);
+        var (exit, output) = await RunClientAsync(server.Port, reverse, backend: DatagramBackend.LinuxBatched);
 
         Assert.True(exit == 0, output + server.Errors);
         using var document = JsonDocument.Parse(output);
@@ -70,18 +70,61 @@ public sealed partial class ServerClientTests
         Assert.Contains("Portable backend", server.ReadOutput(), StringComparison.Ordinal);
     }
 
-    private static async Task<(int Exit, string Output)> RunClientAsync(int port, bool reverse, DatagramBackend backend = DatagramBackend.Auto)
+
+    [Theory]
+    [InlineData("127.0.0.1", false)]
+    [InlineData("127.0.0.1", true)]
+    [InlineData("::1", false)]
+    public async Task Server_BoundToIPv6Any_ServesIPv4AndIPv6Clients(string clientAddress, bool reverse)
+    {
+        await using var server = await RunningServer.StartAsync(IPAddress.IPv6Any);
+
+        var (exit, output) = await RunClientAsync(server.Port, reverse, IPAddress.Parse(clientAddress));
+
+        Assert.True(exit == 0, output + server.Errors);
+        using var document = JsonDocument.Parse(output);
+        Assert.True(document.RootElement.GetProperty("receiver").GetProperty("datagrams").GetInt64() > 0, output);
+    }
+
+    [Fact]
+    public async Task OneOffServer_BareConnectAndGarbage_DoNotUseUpTheOneTest()
+    {
+        await using var server = await RunningServer.StartAsync(oneOff: true);
+
+        using (var scan = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
+        {
+            // What nc -z and port scanners do: connect, send nothing, close.
+            await scan.ConnectAsync(IPAddress.Loopback, server.Port);
+        }
+
+        Assert.True(await server.WaitForErrorAsync("closed the control connection; waiting for the next client"), server.Errors);
+        using (var garbage = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
+        {
+            await garbage.ConnectAsync(IPAddress.Loopback, server.Port);
+            await garbage.SendAsync("GET / HTTP/1.0\r\n\r\n"u8.ToArray());
+            Assert.True(await server.WaitForErrorAsync("not valid JSON"), server.Errors);
+        }
+
+        Assert.False(server.Stopped, server.Errors);
+        var (exit, output) = await RunClientAsync(server.Port, reverse: false);
+        Assert.True(exit == 0, output + server.Errors);
+        Assert.Equal(0, await server.StoppedAsync());
+    }
+
+    private static async Task<(int Exit, string Output)> RunClientAsync(int port, bool reverse, IPAddress? address = null, DatagramBackend backend = DatagramBackend.Auto)
     {
         using var output = new StringWriter();
         using var error = new StringWriter();
         var console = new CliConsole(output, error, isTerminal: false) { Format = OutputFormat.Json };
-        var settings = new ClientSettings($"127.0.0.1:{port}", 512, 2_000_000, 0.3, 2, reverse, backend);
-        var exit = await ClientCommand.RunAsync(console, "127.0.0.1", port, settings, IPAddress.Loopback, 0, 1, CancellationToken.None)
+        var host = (address ?? IPAddress.Loopback).ToString();
+        var settings = new ClientSettings($"{host}:{port}", 512, 2_000_000, 0.3, 2, reverse, backend);
+        var bind = address?.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Loopback : IPAddress.Loopback;
+        var exit = await ClientCommand.RunAsync(console, host, port, settings, bind, 0, 1, CancellationToken.None)
             .WaitAsync(TimeSpan.FromSeconds(60));
         return (exit, output + error.ToString());
     }
 
-    [GeneratedRegex(@"listening on 127\.0\.0\.1:(\d+)")]
+    [GeneratedRegex(@"listening on \S*:(\d+) ")]
     private static partial Regex ListeningLine();
 
     /// <summary>A server on an ephemeral port in this process, stopped on dispose.</summary>
@@ -114,11 +157,14 @@ public sealed partial class ServerClientTests
             }
         }
 
-        public static async Task<RunningServer> StartAsync(DatagramBackend backend = DatagramBackend.Auto)
+        /// <summary>Whether the server's run has ended.</summary>
+        public bool Stopped => _run!.IsCompleted;
+
+        public static async Task<RunningServer> StartAsync(IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto)
         {
             var server = new RunningServer();
             var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false);
-            server._run = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, backend, server._stop.Token));
+            server._run = Task.Run(() => ServerCommand.RunAsync(console, address ?? IPAddress.Loopback, 0, 1, 0, oneOff, backend, server._stop.Token));
             for (var i = 0; i < 600 && server.Port == 0; i++)
             {
                 if (server._run.IsCompleted)
@@ -149,6 +195,9 @@ public sealed partial class ServerClientTests
 
             return false;
         }
+
+        /// <summary>Waits (bounded) for the server to end by itself and returns its exit code.</summary>
+        public Task<int> StoppedAsync() => _run!.WaitAsync(TimeSpan.FromSeconds(30));
 
         public async ValueTask DisposeAsync()
         {

@@ -155,6 +155,23 @@ internal static class CommonOptions
         DefaultValueFactory = _ => "127.0.0.1",
     };
 
+    /// <summary>-B/--bind for the commands that run both ends on this host: which loopback address, IPv4 or IPv6.</summary>
+    public static Option<string> LoopbackBind() => new("--bind", "-B")
+    {
+        Description = "Loopback address every socket binds and sends to: 127.0.0.1 (IPv4) or ::1 (IPv6). Defaults to 127.0.0.1.",
+        HelpName = "ADDRESS",
+        DefaultValueFactory = _ => "127.0.0.1",
+    };
+
+    /// <summary>Parses a <see cref="LoopbackBind"/> value: an address this host's loopback interface answers, or fails naming the option.</summary>
+    public static System.Net.IPAddress ParseLoopbackAddress(string text)
+    {
+        var address = ParseAddress(text, "-B/--bind");
+        return System.Net.IPAddress.IsLoopback(address)
+            ? address
+            : throw new CliException($"-B/--bind: {address} is not a loopback address; this command runs both ends on this host (127.0.0.1 or ::1).");
+    }
+
     /// <summary>Parses an address option or fails naming it.</summary>
     public static System.Net.IPAddress ParseAddress(string text, string option) =>
         System.Net.IPAddress.TryParse(text, out var address)

@@ -35,7 +35,7 @@ internal static class ClientShard
         await using var client = new StreamClient(new StreamClientOptions { Framer = framer, IdleTimeout = TimeSpan.FromHours(1) }, recorder);
         var connections = new StreamConnection?[settings.Count];
         var clock = Stopwatch.StartNew();
-        var failures = await ConnectAllAsync(client, new IPEndPoint(IPAddress.Loopback, settings.Port), settings.Source, connections).ConfigureAwait(false);
+        var failures = await ConnectAllAsync(client, new IPEndPoint(settings.Server, settings.Port), settings.Source, connections).ConfigureAwait(false);
         var connected = new ClientShardConnected(settings.Count - failures, failures, clock.Elapsed.TotalSeconds);
         await Reply(replies, ShardProtocol.Connected, JsonSerializer.Serialize(connected, ShardJson.Default.ClientShardConnected)).ConfigureAwait(false);
 
@@ -59,7 +59,7 @@ internal static class ClientShard
     private static async Task<int> RunEpollAsync(ClientShardSettings settings, IMessageFramer framer, TextReader commands, TextWriter replies)
     {
         var clock = Stopwatch.StartNew();
-        using var client = EpollLoadClient.Connect(new IPEndPoint(IPAddress.Loopback, settings.Port), settings.Source, settings.Count);
+        using var client = EpollLoadClient.Connect(new IPEndPoint(settings.Server, settings.Port), settings.Source, settings.Count);
         var connected = new ClientShardConnected(settings.Count - client.Failures, client.Failures, clock.Elapsed.TotalSeconds);
         await Reply(replies, ShardProtocol.Connected, JsonSerializer.Serialize(connected, ShardJson.Default.ClientShardConnected)).ConfigureAwait(false);
 
@@ -232,4 +232,7 @@ internal sealed record ClientShardSettings(
     /// back, or a connection closes. Rates count only the window either way; tests that must see every echo set it.
     /// </summary>
     public double SettleSeconds { get; init; }
+
+    /// <summary>The servers' loopback address (127.0.0.1 or ::1), of the same family as <see cref="Source"/>.</summary>
+    public IPAddress Server { get; init; } = IPAddress.Loopback;
 }

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using System.Net.Sockets;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
@@ -36,21 +37,31 @@ internal static class ConnectionsCommand
             "The load generator: epoll (plain sockets on one epoll loop per core, Linux x86-64/arm64; a few us of CPU per message, " +
             "so the servers are what is measured) or salvo (the library's StreamClient, which measures the client side too).",
             LoadClientNames.Choices);
+        var bind = CommonOptions.LoopbackBind();
 
         var command = new Command("connections",
-            "Opens --count framed TCP connections from client processes (one 127.0.0.x source address each) to echo " +
-            "server processes sharing one port on 127.0.0.1 (SO_REUSEPORT), at most 15,000 connections per process; " +
+            "Opens --count framed TCP connections from client processes (one 127.0.0.x source address each; with -B ::1 all " +
+            "from ::1) to echo server processes sharing one port on 127.0.0.1 or ::1 (SO_REUSEPORT), at most 15,000 connections per process; " +
             "measures the servers' memory with every connection idle (managed and resident bytes per connection, heap " +
             "fragmentation, pinned pool bytes, buffers held), then lets --active connections send randomly sized messages " +
             "to random connections at --rate in total for --time seconds and reports messages/s and round-trip latency.")
         {
-            count, active, rate, duration, minSize, maxSize, batch, settle, framing, server, client, inlineCompletions,
+            count, active, rate, duration, minSize, maxSize, batch, settle, framing, server, client, inlineCompletions, bind,
             ShardCommands.Server(),
             ShardCommands.Client(),
         };
         command.SetAction((parse, cancellationToken) =>
         {
             var n = parse.GetValue(count);
+            var address = CommonOptions.ParseLoopbackAddress(parse.GetValue(bind)!);
+            if (address.AddressFamily == AddressFamily.InterNetworkV6 && n > EphemeralPorts.Count())
+            {
+                // IPv6 has one loopback address, so every connection comes from ::1 to the one server port and
+                // needs its own local port from net.ipv4.ip_local_port_range (which IPv6 uses too).
+                throw new CliException($"-n/--count: {n:N0} connections over ::1 need as many local ports; " +
+                    $"net.ipv4.ip_local_port_range has {EphemeralPorts.Count():N0}. Use -B 127.0.0.1 (one source address per 15,000).");
+            }
+
             var min = parse.GetValue(minSize);
             var max = parse.GetValue(maxSize);
             if (min > max)
@@ -72,12 +83,13 @@ internal static class ConnectionsCommand
                 min,
                 max,
                 parse.GetValue(framing)!,
-                Math.Max(1, (n + ConnectionsRunner.MaxConnectionsPerProcess - 1) / ConnectionsRunner.MaxConnectionsPerProcess),
+                address.AddressFamily == AddressFamily.InterNetworkV6 ? 1 : Math.Max(1, (n + ConnectionsRunner.MaxConnectionsPerProcess - 1) / ConnectionsRunner.MaxConnectionsPerProcess),
                 parse.GetValue(inlineCompletions),
                 clientName,
                 parse.GetValue(batch),
                 parse.GetValue(server)!,
-                parse.GetValue(settle));
+                parse.GetValue(settle),
+                address.ToString());
             var result = ConnectionsRunner.Run(settings, line => console.Note($"salvo connections: {line}"), cancellationToken);
             Print(console, new ConnectionsReport("connections", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(result.ConnectFailures == 0 ? 0 : CliException.FailureExitCode);

@@ -11,12 +11,13 @@ namespace Salvo.Perf.Connections;
 /// <param name="MinMessageBytes">Smallest message.</param>
 /// <param name="MaxMessageBytes">Largest message.</param>
 /// <param name="Framing">length or stx.</param>
-/// <param name="SourceAddresses">127.0.0.x addresses the clients connect from (one per client process).</param>
+/// <param name="SourceAddresses">Loopback addresses the clients connect from: one 127.0.0.x per client process, or ::1 for all.</param>
 /// <param name="InlineCompletions">Server processes run socket completions on the runtime's epoll threads.</param>
 /// <param name="Client">The load generator: epoll or salvo.</param>
 /// <param name="Batch">Messages a client writes to one connection together, in one send.</param>
 /// <param name="Server">The echo server measured: salvo (<see cref="Salvo.Streams.StreamServer"/>) or plain (the usual .NET async loop).</param>
 /// <param name="SettleSeconds">After the traffic, the most seconds the clients wait for echoes still in flight.</param>
+/// <param name="Address">The servers' loopback address (-B): 127.0.0.1 or ::1.</param>
 internal sealed record ConnectionsSettings(
     int Count,
     int Active,
@@ -30,7 +31,8 @@ internal sealed record ConnectionsSettings(
     string Client,
     int Batch,
     string Server,
-    double SettleSeconds);
+    double SettleSeconds,
+    string Address);
 
 /// <summary>What the run measured. Memory figures are the server processes' (what a server pays per connection).</summary>
 /// <param name="ServerProcesses">Server processes sharing the port (and as many client processes).</param>

@@ -1,4 +1,6 @@
 using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
 using System.Text.Json;
 
 namespace Salvo.Perf.Connections;
@@ -24,18 +26,18 @@ internal static class ConnectionsRunner
         var clients = new List<ShardProcess>();
         try
         {
-            servers.Add(ShardProcess.Start(["connections", "shard-server", "--port", "0", "--framing", settings.Framing, "--server", settings.Server], settings.InlineCompletions));
+            servers.Add(ShardProcess.Start(["connections", "shard-server", "--bind", settings.Address, "--port", "0", "--framing", settings.Framing, "--server", settings.Server], settings.InlineCompletions));
             var port = int.Parse(servers[0].ExpectAsync(ShardProtocol.Ready, StartTimeout).GetAwaiter().GetResult(), CultureInfo.InvariantCulture);
             for (var i = 1; i < shards; i++)
             {
                 servers.Add(ShardProcess.Start(
-                    ["connections", "shard-server", "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing, "--server", settings.Server],
+                    ["connections", "shard-server", "--bind", settings.Address, "--port", port.ToString(CultureInfo.InvariantCulture), "--framing", settings.Framing, "--server", settings.Server],
                     settings.InlineCompletions));
             }
 
             Task.WaitAll(servers.Skip(1).Select(s => s.ExpectAsync(ShardProtocol.Ready, StartTimeout)), cancellationToken);
             var baseline = Measure(servers);
-            progress($"{shards} server process(es) on 127.0.0.1:{port}; connecting {settings.Count:N0}");
+            progress($"{shards} server process(es) on {new IPEndPoint(IPAddress.Parse(settings.Address), port)}; connecting {settings.Count:N0}");
 
             for (var k = 0; k < shards; k++)
             {
@@ -43,8 +45,8 @@ internal static class ConnectionsRunner
                 var active = Share(settings.Active, shards, k);
                 var rate = settings.Active == 0 ? 0 : settings.RatePerSecond * active / settings.Active;
                 clients.Add(ShardProcess.Start([
-                    "connections", "shard-client", "--port", port.ToString(CultureInfo.InvariantCulture),
-                    "--source", $"127.0.0.{2 + (k % 250)}", "--count", Invariant(count), "--active", Invariant(active),
+                    "connections", "shard-client", "--bind", settings.Address, "--port", port.ToString(CultureInfo.InvariantCulture),
+                    "--source", SourceAddress(settings.Address, k), "--count", Invariant(count), "--active", Invariant(active),
                     "--rate", rate.ToString("R", CultureInfo.InvariantCulture), "--time", settings.DurationSeconds.ToString("R", CultureInfo.InvariantCulture),
                     "--min-size", Invariant(settings.MinMessageBytes), "--max-size", Invariant(settings.MaxMessageBytes), "--framing", settings.Framing,
                     "--client", settings.Client, "--batch", Invariant(settings.Batch), "--settle", settings.SettleSeconds.ToString("R", CultureInfo.InvariantCulture),
@@ -146,6 +148,13 @@ internal static class ConnectionsRunner
         Enumerable.Range(0, 5).Select(g => shards.Sum(s => s.Memory.FragmentedBytesByGeneration is { } f && g < f.Length ? f[g] : 0)).ToArray());
 
     private static double PerMessage(double cpuSeconds, long messages) => messages == 0 ? 0 : cpuSeconds * 1e6 / messages;
+
+    /// <summary>
+    /// Client process <paramref name="index"/>'s source: its own 127.0.0.x, so each gets a full local port range
+    /// towards the one server port; IPv6 has only ::1.
+    /// </summary>
+    private static string SourceAddress(string serverAddress, int index) =>
+        IPAddress.Parse(serverAddress).AddressFamily == AddressFamily.InterNetworkV6 ? "::1" : $"127.0.0.{2 + (index % 250)}";
 
     private static int Share(int total, int parts, int index) => (total / parts) + (index < total % parts ? 1 : 0);
 

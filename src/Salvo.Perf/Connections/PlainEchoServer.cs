@@ -28,12 +28,12 @@ internal sealed class PlainEchoServer : IEchoShardServer
     private readonly ConcurrentDictionary<Socket, byte> _open = new();
     private Task _acceptLoop = Task.CompletedTask;
 
-    public PlainEchoServer(int port, IMessageFramer framer)
+    public PlainEchoServer(IPEndPoint endPoint, IMessageFramer framer)
     {
         _framer = framer;
-        _listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        _listener = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         _listener.SetRawSocketOption(SolSocket, SoReusePort, BitConverter.GetBytes(1));
-        _listener.Bind(new IPEndPoint(IPAddress.Loopback, port));
+        _listener.Bind(endPoint);
     }
 
     public int Port => ((IPEndPoint)_listener.LocalEndPoint!).Port;

@@ -11,7 +11,7 @@ internal sealed class SalvoEchoServer : IEchoShardServer
     private readonly ConcurrentDictionary<string, long> _closedByReason = new();
     private readonly StreamServer _server;
 
-    public SalvoEchoServer(int port, IMessageFramer framer)
+    public SalvoEchoServer(IPEndPoint endPoint, IMessageFramer framer)
     {
         var handler = StreamHandler.Create(
             static (connection, message) =>
@@ -23,7 +23,7 @@ internal sealed class SalvoEchoServer : IEchoShardServer
         _server = new StreamServer(
             new StreamServerOptions
             {
-                EndPoint = new IPEndPoint(IPAddress.Loopback, port),
+                EndPoint = endPoint,
                 Framer = framer,
                 ReusePort = true,
                 IdleTimeout = TimeSpan.FromHours(1),

@@ -1,3 +1,4 @@
+using System.Net;
 using System.Text.Json;
 using Salvo.Perf.Measurement;
 using Salvo.Streams;
@@ -5,17 +6,17 @@ using Salvo.Streams;
 namespace Salvo.Perf.Connections;
 
 /// <summary>
-/// One server process of <c>salvo connections</c>: an echo server on 127.0.0.1 with SO_REUSEPORT (Salvo's
+/// One server process of <c>salvo connections</c>: an echo server on 127.0.0.1 (or ::1) with SO_REUSEPORT (Salvo's
 /// <see cref="StreamServer"/>, or the plain .NET one it is measured against), so several such processes share
 /// the port and each holds its share of the connections within its own open-file limit. Answers <c>measure</c>
 /// with its memory and <c>quit</c> by stopping.
 /// </summary>
 internal static class ServerShard
 {
-    public static async Task<int> RunAsync(int port, IMessageFramer framer, bool plain, TextReader commands, TextWriter replies)
+    public static async Task<int> RunAsync(IPEndPoint endPoint, IMessageFramer framer, bool plain, TextReader commands, TextWriter replies)
     {
         DescriptorLimit.Ensure(1_000_000);
-        await using IEchoShardServer server = plain ? new PlainEchoServer(port, framer) : new SalvoEchoServer(port, framer);
+        await using IEchoShardServer server = plain ? new PlainEchoServer(endPoint, framer) : new SalvoEchoServer(endPoint, framer);
         server.Start();
         await replies.WriteLineAsync($"{ShardProtocol.Ready} {server.Port}").ConfigureAwait(false);
         await replies.FlushAsync().ConfigureAwait(false);

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using System.Net;
 using Salvo.Perf.Cli;
 using Salvo.Streams;
 
@@ -12,18 +13,21 @@ internal static class ShardCommands
         var port = CommonOptions.Int("--port", null, 0, 0, 65_535, "Port to share (0: pick one and report it).");
         var framing = Framing();
         var server = CommonOptions.Choice("--server", "salvo or plain.", ServerNames.Salvo, ServerNames.Plain);
+        var address = CommonOptions.LoopbackBind();
         var command = new Command("shard-server", "Internal: one echo server process of 'salvo connections'.") { Hidden = true };
         command.Options.Add(port);
+        command.Options.Add(address);
         command.Options.Add(framing);
         command.Options.Add(server);
         command.SetAction((parse, _) => ServerShard.RunAsync(
-            parse.GetValue(port), Framer(parse.GetValue(framing)), parse.GetValue(server) == ServerNames.Plain, Console.In, Console.Out));
+            new IPEndPoint(CommonOptions.ParseLoopbackAddress(parse.GetValue(address)!), parse.GetValue(port)), Framer(parse.GetValue(framing)), parse.GetValue(server) == ServerNames.Plain, Console.In, Console.Out));
         return command;
     }
 
     public static Command Client()
     {
-        var port = CommonOptions.Int("--port", null, 0, 1, 65_535, "Server port on 127.0.0.1.");
+        var port = CommonOptions.Int("--port", null, 0, 1, 65_535, "Server port on --bind.");
+        var address = CommonOptions.LoopbackBind();
         var source = new Option<string>("--source") { Description = "Source address.", DefaultValueFactory = _ => "127.0.0.2" };
         var count = CommonOptions.Int("--count", null, 1, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections.");
         var active = CommonOptions.Int("--active", null, 0, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections that send.");
@@ -39,7 +43,7 @@ internal static class ShardCommands
         {
             Hidden = true,
         };
-        foreach (var option in new Option[] { port, source, count, active, rate, time, minSize, maxSize, framing, client, batch, settle })
+        foreach (var option in new Option[] { port, address, source, count, active, rate, time, minSize, maxSize, framing, client, batch, settle })
         {
             command.Options.Add(option);
         }
@@ -47,7 +51,7 @@ internal static class ShardCommands
         command.SetAction((parse, _) => ClientShard.RunAsync(
             new ClientShardSettings(parse.GetValue(port), CommonOptions.ParseAddress(parse.GetValue(source)!, "--source"), parse.GetValue(count),
                 parse.GetValue(active), parse.GetValue(rate), parse.GetValue(time), parse.GetValue(minSize), parse.GetValue(maxSize),
-                LoadClientNames.Parse(parse.GetValue(client)), parse.GetValue(batch)) { SettleSeconds = parse.GetValue(settle) },
+                LoadClientNames.Parse(parse.GetValue(client)), parse.GetValue(batch)) { SettleSeconds = parse.GetValue(settle), Server = CommonOptions.ParseLoopbackAddress(parse.GetValue(address)!) },
             Framer(parse.GetValue(framing)), Console.In, Console.Out));
         return command;
     }

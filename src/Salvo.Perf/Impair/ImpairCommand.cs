@@ -13,7 +13,7 @@ internal static class ImpairCommand
 {
     public static Command Create(CliConsole console)
     {
-        var listen = new Option<string>("--listen") { Description = "ADDRESS:PORT clients send to (bound exactly there). Defaults to 127.0.0.1:47020.", DefaultValueFactory = _ => "127.0.0.1:47020" };
+        var listen = new Option<string>("--listen") { Description = "ADDRESS:PORT clients send to (bound exactly there; [::]:PORT takes IPv4 and IPv6). Defaults to 127.0.0.1:47020.", DefaultValueFactory = _ => "127.0.0.1:47020" };
         var forward = new Option<string>("--forward") { Description = "ADDRESS:PORT of the server datagrams are relayed to. Defaults to 127.0.0.1:47010.", DefaultValueFactory = _ => "127.0.0.1:47010" };
         var drop = Probability("--drop", "Chance of dropping each datagram, 0 to 1.");
         var duplicate = Probability("--duplicate", "Chance of sending a datagram twice, 0 to 1.");

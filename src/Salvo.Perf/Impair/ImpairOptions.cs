@@ -6,7 +6,7 @@ namespace Salvo.Perf.Impair;
 /// <summary>What the impairment relay listens on, forwards to, and does to the datagrams in between.</summary>
 internal sealed class ImpairOptions
 {
-    /// <summary>Where clients send (bound exactly; nothing else listens). Defaults to 127.0.0.1:47020.</summary>
+    /// <summary>Where clients send (bound exactly; nothing else listens; <c>[::]</c> takes IPv4 and IPv6). Defaults to 127.0.0.1:47020.</summary>
     public IPEndPoint Listen { get; set; } = new(IPAddress.Loopback, 47_020);
 
     /// <summary>Where the relay forwards to (the server). Defaults to 127.0.0.1:47010.</summary>

@@ -57,7 +57,6 @@ internal sealed class ImpairRelay : IDisposable
         _listen = new DatagramSocket(new DatagramSocketOptions
         {
             LocalEndPoint = options.Listen,
-            DualMode = false,
             ReceiveBufferSize = 4 << 20,
             SendBufferSize = 4 << 20,
             Gso = false,

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using Salvo.Perf.Cli;
 
 namespace Salvo.Perf.Impair;
 
@@ -22,7 +23,7 @@ internal sealed class TcpPassThrough : IAsyncDisposable
     public TcpPassThrough(IPEndPoint listen, IPEndPoint forward)
     {
         _forward = forward;
-        _listener = new Socket(listen.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+        _listener = TcpListeners.Create(listen);
         try
         {
             _listener.Bind(listen);

@@ -1,5 +1,4 @@
 using System.CommandLine;
-using System.Net;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
@@ -7,7 +6,7 @@ using Spectre.Console;
 
 namespace Salvo.Perf.Loopback;
 
-/// <summary><c>salvo loopback</c>: every method side by side on 127.0.0.1, interleaved, pinned, repeated.</summary>
+/// <summary><c>salvo loopback</c>: every method side by side on loopback (127.0.0.1 or ::1), interleaved, pinned, repeated.</summary>
 internal static class LoopbackCommand
 {
     /// <summary>Default payload sizes: small, a typical QUIC/VPN datagram under a 1,500-byte MTU, and near the limit.</summary>
@@ -49,7 +48,7 @@ internal static class LoopbackCommand
         var settings = new LoopbackSettings(
             run.Methods.Select(m => m.Name).ToArray(), run.PayloadBytes, run.DurationSeconds, run.WarmupSeconds,
             run.Repetitions, run.SenderCpu is not null, run.SenderCpu, run.ReceiverCpu, run.SocketBufferBytes,
-            run.SenderCpu is null ? PinNote(run) : null, run.Backend);
+            run.SenderCpu is null ? PinNote(run) : null, run.Address.ToString(), run.Backend);
         var runner = new LoopbackRunner(run);
         runner.PointDone += (sample, index, total) =>
         {
@@ -203,6 +202,8 @@ internal static class LoopbackCommand
 
         public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
 
+        public Option<string> Bind { get; } = CommonOptions.LoopbackBind();
+
         public void AddTo(Command command)
         {
             command.Options.Add(Lengths);
@@ -217,6 +218,7 @@ internal static class LoopbackCommand
             command.Options.Add(ReceiverCpu);
             command.Options.Add(Buffer);
             command.Options.Add(Backend);
+            command.Options.Add(Bind);
         }
 
         public LoopbackRunOptions Read(ParseResult parse, int[]? sizes = null, int? repetitions = null, double? seconds = null)
@@ -234,7 +236,7 @@ internal static class LoopbackCommand
                 senderCpu,
                 receiverCpu,
                 parse.GetValue(Buffer),
-                IPAddress.Loopback,
+                CommonOptions.ParseLoopbackAddress(parse.GetValue(Bind)!),
                 BackendOption.Read(parse, Backend));
         }
 

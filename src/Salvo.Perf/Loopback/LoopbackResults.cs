@@ -132,6 +132,7 @@ internal sealed record LoopbackResult(
 /// <param name="ReceiverCpu">The receiver's CPU when pinned.</param>
 /// <param name="SocketBufferBytes">SO_RCVBUF/SO_SNDBUF asked for.</param>
 /// <param name="PinNote">Why pinning was not done, when it was not.</param>
+/// <param name="Address">The loopback address both ends bound (-B): 127.0.0.1 or ::1.</param>
 /// <param name="Backend">The backend asked for with --backend (Auto, LinuxBatched or Portable).</param>
 internal sealed record LoopbackSettings(
     IReadOnlyList<string> Methods,
@@ -144,6 +145,7 @@ internal sealed record LoopbackSettings(
     int? ReceiverCpu,
     int SocketBufferBytes,
     string? PinNote,
+    string Address,
     DatagramBackend Backend = DatagramBackend.Auto);
 
 /// <summary>The JSON document of <c>salvo loopback --json</c>.</summary>

@@ -14,7 +14,7 @@ internal static class RrCommand
         var command = new Command("rr",
             "Request/response: keeps --parallel requests in flight over --connections sockets (closed loop) or sends " +
             "--rate requests/s on a schedule (latency then counts from each request's intended send time). Answers " +
-            "come from an in-process responder on 127.0.0.1, or from 'salvo server' at --server HOST:PORT. Reports " +
+            "come from an in-process responder on loopback (127.0.0.1, or ::1 with -B ::1), or from 'salvo server' at --server HOST:PORT. Reports " +
             "requests/s and latency p50/p90/p99/p99.9/p99.99/max in microseconds (HdrHistogram).");
         options.AddTo(command);
         command.SetAction((parse, cancellationToken) =>
@@ -34,7 +34,7 @@ internal static class RrCommand
         var s = report.Settings;
         console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
             (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
-            $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on 127.0.0.1"}" +
+            $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on {s.Address}"}" +
             (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty) +
             (report.Result.ResponderBackend is { } backend ? $", {backend} backend" : string.Empty) +
             $"; {CpuPlacement.Describe(s.ClientCpu, "client", s.ResponderCpu, s.Server is null ? "responder" : "remote responder")}" +
@@ -107,9 +107,12 @@ internal static class RrCommand
 
         public Option<string> Backend { get; } = BackendOption.Create("the in-process responder's socket (a remote --server chooses its own)");
 
+        /// <summary>-B; sweep passes its loopback -B so one option sets both.</summary>
+        public Option<string> Bind { get; init; } = CommonOptions.LoopbackBind();
+
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, NoPin, ClientCpu, ResponderCpu })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, NoPin, ClientCpu, ResponderCpu, Bind })
             {
                 command.Options.Add(option);
             }
@@ -139,10 +142,16 @@ internal static class RrCommand
                 throw new CliException("--busy-poll: applies to --responder server only.");
             }
 
+            var address = CommonOptions.ParseLoopbackAddress(parse.GetValue(Bind)!);
+            if (server is not null && parse.GetResult(Bind) is { Implicit: false })
+            {
+                throw new CliException("-B/--bind: applies to the in-process responder only; with --server the server's address decides.");
+            }
+
             var (clientCpu, responderCpu) = CpuPlacement.Choose(parse.GetValue(NoPin), (parse.GetValue(ClientCpu), "--client-cpu"), (parse.GetValue(ResponderCpu), "--responder-cpu"));
             return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
                 seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll, backend,
-                clientCpu, server is null ? responderCpu : null);
+                clientCpu, server is null ? responderCpu : null, server is null ? address.ToString() : null);
         }
     }
 }

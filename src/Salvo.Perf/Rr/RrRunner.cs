@@ -12,7 +12,7 @@ internal static class RrRunner
     /// <summary>Runs <paramref name="settings"/>; <paramref name="progress"/> gets (seconds, completed) about every 250 ms.</summary>
     public static RrResult Run(RrSettings settings, Action<double, long>? progress, CancellationToken cancellationToken)
     {
-        var loopback = new IPEndPoint(IPAddress.Loopback, 0);
+        var loopback = new IPEndPoint(settings.Address is { } address ? IPAddress.Parse(address) : IPAddress.Loopback, 0);
         using var responder = settings.Server is not null ? null
             : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)), settings.Backend, settings.ResponderCpu)
             : (IDisposable)new RrResponder(loopback, settings.Backend, settings.ResponderCpu);
@@ -184,6 +184,7 @@ internal static class RrRunner
 /// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
 /// <param name="ClientCpu">The CPU every client thread is pinned to, or null when not pinned.</param>
 /// <param name="ResponderCpu">The CPU the in-process responder's thread is pinned to, or null when not pinned (or remote).</param>
+/// <param name="Address">The loopback address the in-process responder and the client sockets bind (-B); null with <paramref name="Server"/>.</param>
 internal sealed record RrSettings(
     int RequestBytes,
     int ResponseBytes,
@@ -198,7 +199,8 @@ internal sealed record RrSettings(
     double BusyPollMicroseconds = 0,
     DatagramBackend Backend = DatagramBackend.Auto,
     int? ClientCpu = null,
-    int? ResponderCpu = null);
+    int? ResponderCpu = null,
+    string? Address = "127.0.0.1");
 
 /// <summary>The outcome of one rr run.</summary>
 /// <param name="Mode">"closed-loop" or "fixed-rate".</param>

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
+using System.Net;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Impair;
 using Salvo.Perf.Measurement;
@@ -17,24 +18,26 @@ internal static class SoakCommand
         var rate = CommonOptions.Int("--rate", "-r", 2000, 100, 1_000_000, "Datagrams per second sent to the echo server.");
         var connections = CommonOptions.Int("--connections", "-c", 5, 1, 1000, "TCP connections opened (and closed) per second.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between samples.");
+        var bind = CommonOptions.LoopbackBind();
         var command = new Command("soak",
             "Runs a mixed load in this process for -t seconds (datagrams of varied sizes through a DatagramServer echo, " +
             "request/response, TCP connections coming and going), samples working set, managed heap, GC counts, handles " +
             "and threads every interval, and says whether memory stayed flat (last third against first third).")
         {
-            time, rate, connections, interval,
+            time, rate, connections, interval, bind,
         };
-        command.SetAction((parse, cancellationToken) => RunAsync(console, parse.GetValue(time), parse.GetValue(rate), parse.GetValue(connections), parse.GetValue(interval), cancellationToken));
+        command.SetAction((parse, cancellationToken) => RunAsync(console, parse.GetValue(time), parse.GetValue(rate), parse.GetValue(connections), parse.GetValue(interval),
+            CommonOptions.ParseLoopbackAddress(parse.GetValue(bind)!), cancellationToken));
         return command;
     }
 
-    public static async Task<int> RunAsync(CliConsole console, double seconds, int rate, int connections, double interval, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync(CliConsole console, double seconds, int rate, int connections, double interval, IPAddress address, CancellationToken cancellationToken)
     {
         var environment = EnvironmentInfo.Capture();
         var samples = new List<SoakSample>();
-        await using var load = await SoakLoad.StartAsync(rate, connections).ConfigureAwait(false);
+        await using var load = await SoakLoad.StartAsync(address, rate, connections).ConfigureAwait(false);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        console.Line($"salvo soak: {seconds.ToString(CultureInfo.InvariantCulture)} s, {rate} datagrams/s (sizes 64..16384 B) + request/response + {connections} TCP connection(s)/s, sample every {interval.ToString(CultureInfo.InvariantCulture)} s");
+        console.Line($"salvo soak on {address}: {seconds.ToString(CultureInfo.InvariantCulture)} s, {rate} datagrams/s (sizes 64..16384 B) + request/response + {connections} TCP connection(s)/s, sample every {interval.ToString(CultureInfo.InvariantCulture)} s");
         var clock = Stopwatch.StartNew();
         var running = load.RunAsync(stop.Token);
         try
@@ -72,7 +75,7 @@ internal static class SoakCommand
         var flat = trends.Where(t => t.Resource is "working set" or "managed heap").All(t => t.Flat);
         var report = new SoakReport("soak", environment, seconds, rate, connections, interval, samples, trends,
             flat ? "flat" : "growing", $"memory flat when the last-third mean exceeds the first-third mean by at most {SoakSampler.MemoryTolerance:P0} or {SoakSampler.MemorySlackBytes >> 20} MiB, whichever is larger; handles and threads by at most {SoakSampler.CountSlack}",
-            load.Traffic);
+            load.Traffic, address.ToString());
         console.Document(report, LabJson.Indented.SoakReport, LabJson.Compact.SoakReport);
         if (console.Format == OutputFormat.Text)
         {
@@ -102,4 +105,4 @@ internal static class SoakCommand
 
 /// <summary>The <c>salvo soak --json</c> document.</summary>
 internal sealed record SoakReport(string Command, EnvironmentInfo Environment, double DurationSeconds, int DatagramsPerSecond, int ConnectionsPerSecond, double IntervalSeconds,
-    IReadOnlyList<SoakSample> Samples, IReadOnlyList<SoakTrend> Trends, string Verdict, string Rule, SoakTraffic Traffic);
+    IReadOnlyList<SoakSample> Samples, IReadOnlyList<SoakTrend> Trends, string Verdict, string Rule, SoakTraffic Traffic, string Address);

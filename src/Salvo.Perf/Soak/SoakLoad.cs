@@ -28,25 +28,25 @@ internal sealed class SoakLoad : IAsyncDisposable
     private long _connections;
     private long _connectionFailures;
 
-    private SoakLoad(DatagramServer echo, StreamServer streams, int datagramsPerSecond, int connectionsPerSecond)
+    private SoakLoad(IPAddress address, DatagramServer echo, StreamServer streams, int datagramsPerSecond, int connectionsPerSecond)
     {
         _echo = echo;
         _streams = streams;
         _datagramsPerSecond = datagramsPerSecond;
         _connectionsPerSecond = connectionsPerSecond;
-        _flood = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0), ReceiveBufferSize = 4 << 20 });
-        _requests = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0) });
+        _flood = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = new IPEndPoint(address, 0), ReceiveBufferSize = 4 << 20 });
+        _requests = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = new IPEndPoint(address, 0) });
     }
 
-    /// <summary>Starts the servers on loopback ports of their own.</summary>
-    public static async Task<SoakLoad> StartAsync(int datagramsPerSecond, int connectionsPerSecond)
+    /// <summary>Starts the servers on ports of their own on <paramref name="address"/> (127.0.0.1 or ::1).</summary>
+    public static async Task<SoakLoad> StartAsync(IPAddress address, int datagramsPerSecond, int connectionsPerSecond)
     {
-        var echo = new DatagramServer(new DatagramServerOptions { EndPoint = new IPEndPoint(IPAddress.Loopback, 0), Workers = 1, ReceiveBufferSize = 4 << 20 }, new EchoHandler());
+        var echo = new DatagramServer(new DatagramServerOptions { EndPoint = new IPEndPoint(address, 0), Workers = 1, ReceiveBufferSize = 4 << 20 }, new EchoHandler());
         await echo.StartAsync().ConfigureAwait(false);
-        var streams = new StreamServer(new StreamServerOptions { EndPoint = new IPEndPoint(IPAddress.Loopback, 0) },
+        var streams = new StreamServer(new StreamServerOptions { EndPoint = new IPEndPoint(address, 0) },
             StreamHandler.Create(static async (connection, message) => await connection.SendAsync(message.ToArray()).ConfigureAwait(false)));
         streams.Start();
-        return new SoakLoad(echo, streams, datagramsPerSecond, connectionsPerSecond);
+        return new SoakLoad(address, echo, streams, datagramsPerSecond, connectionsPerSecond);
     }
 
     /// <summary>The counts so far.</summary>

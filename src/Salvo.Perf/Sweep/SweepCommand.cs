@@ -17,7 +17,7 @@ internal static class SweepCommand
     public static Command Create(CliConsole console)
     {
         var loopback = new LoopbackCommand.LoopbackOptionSet();
-        var rr = new RrCommand.RrOptionSet();
+        var rr = new RrCommand.RrOptionSet { Bind = loopback.Bind };
         var sizes = CommonOptions.Lengths(DefaultSizes, LoopbackCommand.MinPayload, "Loopback payload sizes in bytes");
         var time = CommonOptions.Seconds("--time", "-t", 1, "Measured seconds per point.");
         var repeat = CommonOptions.Int("--repeat", null, 1, 1, 100, "Repetitions of the loopback sweep.");

@@ -20,7 +20,8 @@ internal static class ServerCommand
         var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
-        var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one client, then exit. Defaults to serving until Ctrl+C." };
+        var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one test, then exit. Only a client that completes the control handshake counts: a connection that sends nothing " +
+                "(a port scan, nc -z) or garbage is closed with the reason logged, within 10 s, and the server keeps waiting. Defaults to serving until Ctrl+C." };
         var command = new Command("server",
             "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number) and answers " +
             "'salvo rr --server' requests on that UDP port. One test at a time.")
@@ -43,6 +44,9 @@ internal static class ServerCommand
         {
             console.Note($"salvo server: listening on {engine.LocalEndPoint}");
         }
+        // With -1 only a client that completes the handshake uses up the one test: a port scan or a bare
+        // connect (nc -z) is rejected like any other bad client and the server keeps waiting.
+        var served = false;
         do
         {
             Socket client;
@@ -58,7 +62,9 @@ internal static class ServerCommand
             using var channel = new ControlChannel(client);
             try
             {
-                await ServeAsync(console, channel, engine, address, interval, backend, cancellationToken).ConfigureAwait(false);
+                var hello = await ReceiveHelloAsync(channel, cancellationToken).ConfigureAwait(false);
+                served = true;
+                await ServeAsync(console, channel, hello, engine, address, interval, backend, cancellationToken).ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
             {
@@ -67,17 +73,17 @@ internal static class ServerCommand
             }
             catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException)
             {
-                console.Note($"salvo server: rejected {channel.Remote}: {e.Message}");
+                console.Note($"salvo server: rejected {channel.Remote}: {e.Message}{(served ? string.Empty : "; waiting for the next client")}");
                 engine.EndTest();
             }
         }
-        while (!oneOff && !cancellationToken.IsCancellationRequested);
+        while (!(oneOff && served) && !cancellationToken.IsCancellationRequested);
 
         return 0;
     }
 
-    private static async Task ServeAsync(
-        CliConsole console, ControlChannel channel, IReceiveEngine engine, IPAddress address, double interval, DatagramBackend backend, CancellationToken cancellationToken)
+    /// <summary>The client's hello, within <see cref="HelloTimeout"/>; a bad one is answered with an error and thrown.</summary>
+    private static async Task<ControlMessage> ReceiveHelloAsync(ControlChannel channel, CancellationToken cancellationToken)
     {
         var hello = await channel.ReceiveAsync(HelloTimeout, cancellationToken).ConfigureAwait(false);
         if (hello.ValidateHello() is { } reason)
@@ -86,6 +92,12 @@ internal static class ServerCommand
             throw new InvalidDataException(reason);
         }
 
+        return hello;
+    }
+
+    private static async Task ServeAsync(
+        CliConsole console, ControlChannel channel, ControlMessage hello, IReceiveEngine engine, IPAddress address, double interval, DatagramBackend backend, CancellationToken cancellationToken)
+    {
         var duration = hello.DurationSeconds!.Value;
         var reverse = hello.Reverse == true;
         console.Line($"Accepted {channel.Remote}: {hello.Parallel} flow(s) of {hello.LengthBytes} B for {duration} s at {(hello.BitsPerSecond == 0 ? "unlimited" : ValueParsers.FormatBits(hello.BitsPerSecond!.Value))}{(reverse ? ", reverse (server sends)" : string.Empty)}");
@@ -144,10 +156,11 @@ internal static class ServerCommand
         for (var attempt = 1; ; attempt++)
         {
             var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend), address, port);
-            var listener = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+            var control = new IPEndPoint(address, engine.LocalEndPoint.Port);
+            var listener = TcpListeners.Create(control);
             try
             {
-                listener.Bind(new IPEndPoint(address, engine.LocalEndPoint.Port));
+                listener.Bind(control);
                 listener.Listen(4);
                 return (engine, listener);
             }

@@ -52,7 +52,10 @@ internal static class TransportCommand
             static async (peer, message) => await peer.SendAsync(message.ToArray()).ConfigureAwait(false));
         server.Start();
         console.Line($"salvo transport listening on {server.LocalEndPoint} (TCP and UDP) for {seconds.ToString(CultureInfo.InvariantCulture)} s");
-        console.Note($"salvo transport: listening on {server.LocalEndPoint}");
+        if (console.Format != OutputFormat.Text)
+        {
+            console.Note($"salvo transport: listening on {server.LocalEndPoint}");
+        }
         try
         {
             await Task.Delay(TimeSpan.FromSeconds(seconds), cancellationToken).ConfigureAwait(false);
@@ -78,32 +81,33 @@ internal static class TransportCommand
         string reason = string.Empty;
         transport.TransportSelected += (_, e) => reason = e.Reason;
         var clock = Stopwatch.StartNew();
-        await transport.ConnectAsync(server, cancellationToken).ConfigureAwait(false);
-        var connectMs = clock.Elapsed.TotalMilliseconds;
-        var echoed = 0;
-        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        timeout.CancelAfter(TimeSpan.FromSeconds(10));
         try
         {
-            for (var i = 0; i < count; i++)
-            {
-                // One in flight: over UDP a lost message or echo shows as a missing echo, not a stall.
-                await transport.SendAsync(new byte[64], timeout.Token).ConfigureAwait(false);
-                using var each = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
-                each.CancelAfter(TimeSpan.FromSeconds(1));
-                await echoes.Reader.ReadAsync(each.Token).ConfigureAwait(false);
-                echoed++;
-            }
+            await transport.ConnectAsync(server, cancellationToken).ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        catch (Exception e) when (e is System.Net.Sockets.SocketException or TimeoutException)
         {
-            // Counted below: echoed < sent.
+            throw new CliException($"transport: cannot connect to {server} ({mode}): {e.Message}", CliException.FailureExitCode);
         }
 
-        var report = new TransportReport("transport", server.ToString(), mode.ToString(), transport.Transport.ToString(), reason, Math.Round(connectMs, 1), count, echoed);
+        var connectMs = clock.Elapsed.TotalMilliseconds;
+        var outcome = await EchoRoundTrips.RunAsync(transport, echoes.Reader, count, cancellationToken).ConfigureAwait(false);
+        var report = new TransportReport("transport", server.ToString(), mode.ToString(), transport.Transport.ToString(), reason,
+            Math.Round(connectMs, 1), count, outcome.Sent, outcome.Echoed, outcome.Failure);
         console.Document(report, LabJson.Indented.TransportReport, LabJson.Compact.TransportReport);
-        console.Line($"{server}: {report.Transport} ({report.Reason}); connected in {report.ConnectMilliseconds:F1} ms; {echoed} of {count} message(s) echoed.");
-        return echoed == count ? 0 : CliException.FailureExitCode;
+        console.Line($"{server}: {report.Transport} ({report.Reason}); connected in {report.ConnectMilliseconds:F1} ms; " +
+            $"sent {outcome.Sent} of {count} message(s), {outcome.Echoed} echoed.");
+        if (outcome.Failure is { } failure)
+        {
+            console.Note($"salvo transport: {failure}.");
+            if (outcome.Echoed == 0 && transport.Transport == TransportKind.Udp)
+            {
+                console.Note($"salvo transport: UDP to or from {server} is dropped on the path, or nothing answers on UDP there" +
+                    (mode == TransportMode.UdpOnly ? " (UdpOnly skips the handshake that would have found this; UdpFirst would fall back to TCP)." : "."));
+            }
+        }
+
+        return outcome.Echoed >= count ? 0 : CliException.FailureExitCode;
     }
 }
 
@@ -114,6 +118,9 @@ internal static class TransportCommand
 /// <param name="Transport">"Udp" or "Tcp": what it ended up on.</param>
 /// <param name="Reason">Why (the handshake answered, no answer within the timeout, port unreachable, ...).</param>
 /// <param name="ConnectMilliseconds">How long choosing and connecting took.</param>
-/// <param name="Sent">Messages sent.</param>
+/// <param name="Requested">Messages asked for (-n).</param>
+/// <param name="Sent">Messages the transport really took: a UDP datagram handed to the socket, a TCP message queued.</param>
 /// <param name="Echoed">Echoes received.</param>
-internal sealed record TransportReport(string Command, string Server, string Mode, string Transport, string Reason, double ConnectMilliseconds, int Sent, int Echoed);
+/// <param name="Failure">Why fewer echoes came back than were asked for (no reply within the timeout, refused, stopped); absent when all came.</param>
+internal sealed record TransportReport(string Command, string Server, string Mode, string Transport, string Reason, double ConnectMilliseconds,
+    int Requested, int Sent, int Echoed, string? Failure);

@@ -56,7 +56,10 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
     /// <summary>Chooses the transport per <see cref="MessageTransportOptions.Mode"/> and starts receiving.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="remote"/> is null.</exception>
     /// <exception cref="InvalidOperationException">Already connected.</exception>
-    /// <exception cref="SocketException">TCP was needed and its connect failed.</exception>
+    /// <exception cref="SocketException">
+    /// TCP was needed and its connect failed; after a UDP handshake that failed, the message says what each attempt got.
+    /// </exception>
+    /// <exception cref="TimeoutException">The TCP connect took longer than <see cref="StreamClientOptions.ConnectTimeout"/>; same message rule.</exception>
     public async Task ConnectAsync(IPEndPoint remote, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(remote);
@@ -100,7 +103,19 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         }
 
         socket.Dispose();
-        await ConnectTcpAsync(remote, failure, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await ConnectTcpAsync(remote, failure, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SocketException e)
+        {
+            // The TCP error alone ("Connection refused") hides that UDP was tried first and why it was given up.
+            throw new SocketException((int)e.SocketErrorCode, $"UDP was tried first: {failure}; then TCP: {e.Message}");
+        }
+        catch (TimeoutException e)
+        {
+            throw new TimeoutException($"UDP was tried first: {failure}; then TCP: {e.Message}", e);
+        }
     }
 
     /// <summary>Sends one message over the transport in use.</summary>

@@ -1,5 +1,7 @@
 using System.Buffers;
 using System.Collections.Concurrent;
+using System.Net;
+using System.Net.Sockets;
 using System.Threading.Channels;
 using Salvo.Streams;
 
@@ -56,6 +58,21 @@ public sealed class MessageTransportTests
         Assert.Equal(TransportKind.Tcp, transport.Transport);
         Assert.Contains("unreachable", selected?.Reason, StringComparison.Ordinal);
         await AssertRoundTripsAsync(transport, TransportKind.Tcp);
+    }
+
+    [Fact]
+    public async Task UdpFirst_NothingListening_ErrorSaysWhatUdpAndThenTcpGot()
+    {
+        // Bound and not listening holds the port number: TCP connects are refused and no UDP socket is there.
+        using var holder = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        holder.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        await using var transport = Client(TransportMode.UdpFirst);
+
+        var e = await Assert.ThrowsAsync<SocketException>(() => transport.ConnectAsync((IPEndPoint)holder.LocalEndPoint!));
+
+        Assert.Equal(SocketError.ConnectionRefused, e.SocketErrorCode);
+        Assert.StartsWith("UDP was tried first: the server's UDP port is unreachable (ICMP); then TCP: ", e.Message, StringComparison.Ordinal);
+        Assert.Equal(TransportKind.None, transport.Transport);
     }
 
     [Fact]

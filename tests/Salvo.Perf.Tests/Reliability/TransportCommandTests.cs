@@ -1,0 +1,75 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Text.Json;
+using Salvo.Perf.Cli;
+
+namespace Salvo.Perf.Tests.Reliability;
+
+/// <summary><c>salvo transport</c> against loopback set-ups where UDP gets nowhere: what it says is what happened.</summary>
+[Collection(WholeProcessCollection.Name)]
+public sealed class TransportCommandTests
+{
+    private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
+
+    [Fact]
+    public async Task UdpOnly_PeerReadsAndNeverReplies_ReportsTheDatagramsReallySentAndFails()
+    {
+        // A UDP socket that reads and never answers: what a path that drops the replies looks like.
+        using var silent = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
+        silent.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        var port = ((IPEndPoint)silent.LocalEndPoint!).Port;
+
+        var (exit, output, error) = await Cli.RunAsync("transport", $"127.0.0.1:{port}", "--mode", "UdpOnly", "-n", "10", "--json").WaitAsync(Bound);
+
+        var arrived = 0;
+        var buffer = new byte[2048];
+        while (silent.Available > 0)
+        {
+            silent.Receive(buffer);
+            arrived++;
+        }
+
+        Assert.Equal(CliException.FailureExitCode, exit);
+        using var document = JsonDocument.Parse(output);
+        var report = document.RootElement;
+        Assert.Equal(arrived, report.GetProperty("sent").GetInt32());
+        Assert.Equal(10, report.GetProperty("requested").GetInt32());
+        Assert.True(arrived < 10, $"{arrived} datagrams: the run should stop once the path proves dead");
+        Assert.Equal(0, report.GetProperty("echoed").GetInt32());
+        Assert.Contains("nothing came back", report.GetProperty("failure").GetString(), StringComparison.Ordinal);
+        Assert.Contains("nothing came back", error, StringComparison.Ordinal);
+        Assert.Contains("dropped on the path", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task UdpFirst_NothingListening_SaysTheAddressAndWhatUdpAndThenTcpGot()
+    {
+        // Bound and not listening holds the port number: TCP connects are refused and no UDP socket is there.
+        using var holder = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        holder.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        var port = ((IPEndPoint)holder.LocalEndPoint!).Port;
+
+        var (exit, _, error) = await Cli.RunAsync("transport", $"127.0.0.1:{port}", "--handshake-ms", "200").WaitAsync(Bound);
+
+        Assert.Equal(CliException.FailureExitCode, exit);
+        Assert.Contains($"127.0.0.1:{port}", error, StringComparison.Ordinal);
+        Assert.Contains("UDP was tried first: the server's UDP port is unreachable (ICMP)", error, StringComparison.Ordinal);
+        Assert.Contains("then TCP: Connection refused", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Listen_Text_PrintsTheAddressOnce()
+    {
+        using var stop = new CancellationTokenSource();
+        var output = new LiveWriter();
+        var error = new LiveWriter();
+        var run = Task.Run(() => SalvoCli.RunAsync(["transport", "--listen", "127.0.0.1:0", "-t", "60"], new CliConsole(output, error, isTerminal: false), stop.Token));
+        Assert.True(Eventually.True(() => Listening.Said(output.Text), Bound), error.Text);
+        var port = Listening.Port(output.Text);
+        await stop.CancelAsync();
+        Assert.Equal(0, await run.WaitAsync(Bound));
+
+        var everything = output.Text + error.Text;
+        Assert.Equal(1, everything.Split($"127.0.0.1:{port}").Length - 1);
+    }
+}
