@@ -67,6 +67,9 @@ internal sealed class Iperf3Control(Socket socket) : IDisposable
         }
     }
 
+    /// <summary>Writes raw bytes (the cookie).</summary>
+    public Task WriteAsync(byte[] bytes, CancellationToken cancellationToken) => _stream.WriteAsync(bytes, cancellationToken).AsTask();
+
     /// <summary>Writes one state byte.</summary>
     public Task WriteStateAsync(Iperf3State state, CancellationToken cancellationToken) =>
         _stream.WriteAsync(new[] { (byte)(sbyte)state }, cancellationToken).AsTask();

@@ -159,8 +159,8 @@ internal static class Iperf3ServerSession
             }
 
             var cpu = CpuClock.Process() - cpuStart;
-            var peer = await ExchangeResultsAsync(control, p => Iperf3Sides.ReceiverResults(receivers, MatchStreams(p, receivers.Length), seconds, cpu), cancellationToken).ConfigureAwait(false);
-            var local = Iperf3Sides.Receiver(receivers, MatchStreams(peer, receivers.Length), seconds, cpu);
+            var peer = await ExchangeResultsAsync(control, p => Iperf3Sides.ReceiverResults(receivers, Iperf3Sides.MatchStreams(p, receivers.Length), seconds, cpu), cancellationToken).ConfigureAwait(false);
+            var local = Iperf3Sides.Receiver(receivers, Iperf3Sides.MatchStreams(peer, receivers.Length), seconds, cpu);
             Report(console, control, reverse: false, local, Iperf3Sides.Peer(peer, peerSends: true, seconds));
         }
         finally
@@ -213,10 +213,6 @@ internal static class Iperf3ServerSession
         await control.ExpectStateAsync(Iperf3State.IperfDone, StepTimeout, cancellationToken).ConfigureAwait(false);
         return peer;
     }
-
-    /// <summary>The peer's per-stream packets in our stream order (matched by iperf3's stream id).</summary>
-    internal static long[] MatchStreams(Iperf3Results peer, int streams) =>
-        Enumerable.Range(0, streams).Select(i => peer.Streams.FirstOrDefault(s => s.Id == Iperf3Datagram.StreamId(i))?.Packets ?? 0).ToArray();
 
     private static void Report(CliConsole console, Iperf3Control control, bool reverse, SideReport local, SideReport peer)
     {

@@ -54,4 +54,8 @@ internal static class Iperf3Sides
             peer.Streams.Sum(s => s.OutOfOrder), JitterMicroseconds: peer.Streams.Count == 0 ? 0 : peer.Streams.Average(s => s.JitterSeconds) * 1e6,
             CpuPercent: peer.CpuTotalPercent);
     }
+
+    /// <summary>The peer's per-stream packets in our stream order (matched by iperf3's stream id).</summary>
+    public static long[] MatchStreams(Iperf3Results peer, int streams) =>
+        Enumerable.Range(0, streams).Select(i => peer.Streams.FirstOrDefault(s => s.Id == Iperf3Datagram.StreamId(i))?.Packets ?? 0).ToArray();
 }
