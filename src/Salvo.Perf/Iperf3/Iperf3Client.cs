@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
@@ -157,9 +158,7 @@ internal static class Iperf3Client
     private static async Task<string> ServerErrorAsync(Iperf3Control control, CancellationToken cancellationToken)
     {
         var numbers = await control.ReadAsync(8, StepTimeout, cancellationToken).ConfigureAwait(false);
-        var code = System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(numbers);
-        var errno = System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(numbers.AsSpan(4));
-        return $"{Iperf3ErrorCode.Describe(code)} (iperf3 error {code}{(errno != 0 ? $", errno {errno}" : string.Empty)})";
+        return new Iperf3Error(BinaryPrimitives.ReadInt32BigEndian(numbers), BinaryPrimitives.ReadInt32BigEndian(numbers.AsSpan(4))).Describe();
     }
 
     /// <summary>Connects each stream in turn: a connect datagram to the server's port, then its reply (iperf3's server takes them one at a time).</summary>

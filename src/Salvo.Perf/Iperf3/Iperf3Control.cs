@@ -74,12 +74,13 @@ internal sealed class Iperf3Control(Socket socket) : IDisposable
     public Task WriteStateAsync(Iperf3State state, CancellationToken cancellationToken) =>
         _stream.WriteAsync(new[] { (byte)(sbyte)state }, cancellationToken).AsTask();
 
-    /// <summary>Writes <see cref="Iperf3State.ServerError"/> with iperf3's error <paramref name="code"/> and errno 0.</summary>
-    public Task WriteErrorAsync(int code, CancellationToken cancellationToken)
+    /// <summary>Writes <see cref="Iperf3State.ServerError"/> followed by the error's code and errno.</summary>
+    public Task WriteErrorAsync(Iperf3Error error, CancellationToken cancellationToken)
     {
         var message = new byte[9];
         message[0] = unchecked((byte)(sbyte)Iperf3State.ServerError);
-        BinaryPrimitives.WriteInt32BigEndian(message.AsSpan(1), code);
+        BinaryPrimitives.WriteInt32BigEndian(message.AsSpan(1), error.Code);
+        BinaryPrimitives.WriteInt32BigEndian(message.AsSpan(5), error.Errno);
         return _stream.WriteAsync(message, cancellationToken).AsTask();
     }
 

@@ -29,12 +29,26 @@ internal sealed record Iperf3Parameters(double Seconds, int Parallel, bool Rever
     ];
 
     /// <summary>
+    /// Keys a test can run without: the streams' socket settings and placement, which this server leaves at its
+    /// own (4 MiB buffers, default TOS, no pinning). They are named in the server's log, never dropped silently.
+    /// </summary>
+    private static readonly (string Key, string Option)[] Unapplied =
+    [
+        ("window", "-w/--window"), ("TOS", "-S/--tos"), ("flowlabel", "-L/--flowlabel"), ("server_affinity", "-A (server side)"),
+        ("fqrate", "--fq-rate"), ("dont_fragment", "--dont-fragment"), ("MSS", "-M/--set-mss"), ("nodelay", "-N/--no-delay"),
+        ("congestion", "-C/--congestion"),
+    ];
+
+    /// <summary>Options the client set that this server does not apply (see <see cref="Unapplied"/>).</summary>
+    public IReadOnlyList<string> Ignored { get; init; } = [];
+
+    /// <summary>
     /// Parses and checks the parameters JSON. Returns the parameters, or null with the iperf3 error code
     /// to send and a reason that names the unsupported option or bad value.
     /// </summary>
-    public static Iperf3Parameters? Parse(ReadOnlySpan<byte> json, out int errorCode, out string? reason)
+    public static Iperf3Parameters? Parse(ReadOnlySpan<byte> json, out Iperf3Error error, out string? reason)
     {
-        errorCode = Iperf3ErrorCode.NotImplemented;
+        error = Iperf3Error.NotImplemented;
         JsonDocument document;
         try
         {
@@ -57,7 +71,7 @@ internal sealed record Iperf3Parameters(double Seconds, int Parallel, bool Rever
 
             if (!IsSet(root, "udp"))
             {
-                errorCode = Iperf3ErrorCode.Protocol;
+                error = Iperf3Error.ProtocolNotSupported;
                 reason = $"{(IsSet(root, "sctp") ? "SCTP" : "TCP")} tests are not supported; salvo server runs iperf3 UDP tests (-u) with -t, -b, -l, -P, -R and --udp-counters-64bit";
                 return null;
             }
@@ -84,6 +98,9 @@ internal sealed record Iperf3Parameters(double Seconds, int Parallel, bool Rever
                 : null;
             return reason is null
                 ? new Iperf3Parameters(seconds, (int)parallel, IsSet(root, "reverse"), (int)length, (long)bandwidth, counters64)
+                {
+                    Ignored = Unapplied.Where(u => IsSet(root, u.Key)).Select(u => u.Option).ToArray(),
+                }
                 : null;
         }
     }

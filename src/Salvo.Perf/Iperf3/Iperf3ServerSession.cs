@@ -50,12 +50,17 @@ internal static class Iperf3ServerSession
         }
 
         await control.WriteStateAsync(Iperf3State.ParamExchange, cancellationToken).ConfigureAwait(false);
-        var parameters = Iperf3Parameters.Parse(await control.ReadJsonAsync(StepTimeout, cancellationToken).ConfigureAwait(false), out var code, out var reason);
+        var parameters = Iperf3Parameters.Parse(await control.ReadJsonAsync(StepTimeout, cancellationToken).ConfigureAwait(false), out var error, out var reason);
         if (parameters is null)
         {
-            await control.WriteErrorAsync(code, cancellationToken).ConfigureAwait(false);
-            console.Note($"salvo server: refused iperf3 client {control.Remote}: {reason} (the client prints \"{Iperf3ErrorCode.Describe(code)}\")");
+            await control.WriteErrorAsync(error, cancellationToken).ConfigureAwait(false);
+            console.Note($"salvo server: refused iperf3 client {control.Remote}: {reason} (the client prints \"{error.Describe()}\")");
             return;
+        }
+
+        if (parameters.Ignored.Count > 0)
+        {
+            console.Note($"salvo server: iperf3 client {control.Remote}: not applied: {string.Join(", ", parameters.Ignored)} (this server keeps its own socket settings)");
         }
 
         console.Line($"Accepted iperf3 client {control.Remote}: {parameters.Parallel} stream(s) of {parameters.Length} B for {parameters.Seconds} s at " +

@@ -43,21 +43,3 @@ internal enum Iperf3State : sbyte
     /// <summary>The server failed: two 4-byte big-endian numbers follow (iperf3's error code, then errno).</summary>
     ServerError = -2,
 }
-
-/// <summary>iperf3 error codes a server sends after <see cref="Iperf3State.ServerError"/>; the client prints its own text for each.</summary>
-internal static class Iperf3ErrorCode
-{
-    /// <summary>IEUNIMP: the client prints "an option you are trying to set is not implemented yet".</summary>
-    public const int NotImplemented = 13;
-
-    /// <summary>IEPROTOCOL: the client prints "protocol does not exist".</summary>
-    public const int Protocol = 131;
-
-    /// <summary>The text iperf3 3.12 prints for a code, for our own messages.</summary>
-    public static string Describe(int code) => code switch
-    {
-        NotImplemented => "an option you are trying to set is not implemented yet",
-        Protocol => "protocol does not exist",
-        _ => $"iperf3 error {code}",
-    };
-}
