@@ -4,9 +4,9 @@ using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Traffic;
 
-namespace Salvo.Perf.Tests.Iperf3;
+namespace Salvo.Perf.Tests;
 
-/// <summary>'salvo server' on an ephemeral loopback port in this process, printing one JSON line per test; stopped on dispose.</summary>
+/// <summary>'salvo server' on an ephemeral loopback port in this process, printing one JSON line per test (Salvo's and iperf3's); stopped on dispose.</summary>
 internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
 {
     private readonly StringWriter _output = new();
@@ -83,9 +83,10 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
         return default;
     }
 
+    /// <summary>Waits up to 30 s for <paramref name="text"/> on the server's log.</summary>
     public async Task<bool> WaitForLogAsync(string text)
     {
-        for (var i = 0; i < 400; i++)
+        for (var i = 0; i < 1200; i++)
         {
             if (Log.Contains(text, StringComparison.Ordinal))
             {
