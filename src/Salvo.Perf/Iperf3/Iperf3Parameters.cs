@@ -89,7 +89,8 @@ internal sealed record Iperf3Parameters(double Seconds, int Parallel, bool Rever
             var seconds = Number(root, "time", 10);
             var parallel = Number(root, "parallel", 1);
             var length = Number(root, "len", 1460);
-            var bandwidth = Number(root, "bandwidth", 1_048_576);
+            // iperf3 leaves "bandwidth" out when its rate is 0 (-b 0, unlimited); its 1 Mbit/s UDP default is sent as a number.
+            var bandwidth = Number(root, "bandwidth", 0);
             reason = seconds is <= 0 or > 86_400 || double.IsNaN(seconds) ? $"time {Text(seconds)} is outside 0..86400 s"
                 : parallel is < 1 or > MaxParallel || parallel != Math.Floor(parallel) ? $"parallel {Text(parallel)} is outside 1..{MaxParallel}"
                 : length < Iperf3Datagram.HeaderSize(counters64) || length > Cli.ValueParsers.MaxUdpPayload || length != Math.Floor(length)

@@ -16,6 +16,17 @@ public sealed class Iperf3ParametersTests
         Assert.Empty(parameters!.Ignored);
     }
 
+    [Fact]
+    public void Parse_NoBandwidthKey_IsUnlimited()
+    {
+        // What iperf3 3.12 sends for -u -t 1 -b 0 -R: it leaves "bandwidth" out when the rate is 0.
+        var parameters = Parse("""{"udp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"reverse":true,"len":32768,"pacing_timer":1000,"client_version":"3.12"}""",
+            out _, out var reason);
+
+        Assert.Null(reason);
+        Assert.Equal(0, parameters!.BitsPerSecondPerStream);
+    }
+
     [Theory]
     [InlineData("""{"tcp":true,"time":1}""", "TCP tests are not supported")]
     [InlineData("""{"sctp":true,"time":1}""", "SCTP tests are not supported")]
