@@ -76,7 +76,7 @@ internal static class Iperf3Client
         var cpu = CpuClock.Process() - cpuStart;
         await control.WriteStateAsync(Iperf3State.TestEnd, cancellationToken).ConfigureAwait(false);
         var peer = await ExchangeResultsAsync(control, Iperf3Sides.SenderResults(sender, parameters.Length, seconds, cpu), cancellationToken).ConfigureAwait(false);
-        return (TrafficReports.Sender(sender, seconds, cpu), Iperf3Sides.Peer(peer, peerSends: false, seconds));
+        return (TrafficReports.Sender(sender, seconds, cpu), Iperf3Sides.PeerReceiver(peer, sender.SentPerFlow, seconds));
     }
 
     private static async Task<(SideReport Sent, SideReport Received)> ReceiveAsync(CliConsole console, Iperf3Control control, DatagramSocket[] sockets,
@@ -108,7 +108,7 @@ internal static class Iperf3Client
             var cpu = CpuClock.Process() - cpuStart;
             var peer = await ExchangeResultsAsync(control, Iperf3Sides.ReceiverResults(receivers, null, seconds, cpu), cancellationToken).ConfigureAwait(false);
             var sentPerStream = Iperf3Sides.MatchStreams(peer, receivers.Length);
-            return (Iperf3Sides.Peer(peer, peerSends: true, seconds), Iperf3Sides.Receiver(receivers, sentPerStream, seconds, cpu));
+            return (Iperf3Sides.PeerSender(peer, seconds), Iperf3Sides.Receiver(receivers, sentPerStream, seconds, cpu));
         }
         finally
         {

@@ -166,7 +166,7 @@ internal static class Iperf3ServerSession
             var cpu = CpuClock.Process() - cpuStart;
             var peer = await ExchangeResultsAsync(control, p => Iperf3Sides.ReceiverResults(receivers, Iperf3Sides.MatchStreams(p, receivers.Length), seconds, cpu), cancellationToken).ConfigureAwait(false);
             var local = Iperf3Sides.Receiver(receivers, Iperf3Sides.MatchStreams(peer, receivers.Length), seconds, cpu);
-            Report(console, control, reverse: false, local, Iperf3Sides.Peer(peer, peerSends: true, seconds));
+            Report(console, control, reverse: false, local, Iperf3Sides.PeerSender(peer, seconds));
         }
         finally
         {
@@ -201,7 +201,7 @@ internal static class Iperf3ServerSession
         var cpu = CpuClock.Process() - cpuStart;
         var local = TrafficReports.Sender(sender, seconds, cpu);
         var peer = await ExchangeResultsAsync(control, _ => Iperf3Sides.SenderResults(sender, parameters.Length, seconds, cpu), cancellationToken).ConfigureAwait(false);
-        Report(console, control, reverse: true, local, Iperf3Sides.Peer(peer, peerSends: false, seconds));
+        Report(console, control, reverse: true, local, Iperf3Sides.PeerReceiver(peer, sender.SentPerFlow, seconds));
     }
 
     /// <summary>

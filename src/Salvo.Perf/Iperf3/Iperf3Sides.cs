@@ -37,20 +37,36 @@ internal static class Iperf3Sides
         new(CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)), sender.SentPerFlow.Select((sent, i) =>
             new Iperf3StreamResult(Iperf3Datagram.StreamId(i), sent * length, 0, 0, sent, 0, seconds)).ToArray());
 
-    /// <summary>The peer's side from its results: a sender's packets are datagrams sent; a receiver's are those it knows were sent, of which errors never came.</summary>
-    public static SideReport Peer(Iperf3Results peer, bool peerSends, double seconds)
+    /// <summary>The sending peer's side from its results: its packets are the datagrams it sent.</summary>
+    public static SideReport PeerSender(Iperf3Results peer, double seconds)
     {
         var packets = peer.Streams.Sum(s => s.Packets);
         var bytes = peer.Streams.Sum(s => s.Bytes);
         seconds = Math.Max(seconds, 1e-6);
-        if (peerSends)
+        return new SideReport("sender", seconds, packets, bytes, bytes * 8 / seconds, packets / seconds, CpuPercent: peer.CpuTotalPercent);
+    }
+
+    /// <summary>
+    /// The receiving peer's side from its results: a stream received its packets (the highest counter it saw)
+    /// less its errors. Lost counts against what we sent on the stream, as in Salvo's own tests: iperf3 3.12
+    /// stops reading at TEST_END (iperf_server_api.c handles the control socket before the streams), so
+    /// datagrams still queued then, and a lost tail, never show in its errors.
+    /// </summary>
+    public static SideReport PeerReceiver(Iperf3Results peer, IReadOnlyList<long> sentPerStream, double seconds)
+    {
+        long received = 0, lost = 0, sent = 0;
+        for (var i = 0; i < sentPerStream.Count; i++)
         {
-            return new SideReport("sender", seconds, packets, bytes, bytes * 8 / seconds, packets / seconds, CpuPercent: peer.CpuTotalPercent);
+            var stream = peer.Streams.FirstOrDefault(s => s.Id == Iperf3Datagram.StreamId(i));
+            var streamReceived = stream is null ? 0 : Math.Max(0, stream.Packets - stream.Errors);
+            received += streamReceived;
+            lost += Math.Max(stream?.Errors ?? 0, sentPerStream[i] - streamReceived);
+            sent += Math.Max(sentPerStream[i], stream?.Packets ?? 0);
         }
 
-        var lost = peer.Streams.Sum(s => s.Errors);
-        var received = Math.Max(0, packets - lost);
-        return new SideReport("receiver", seconds, received, bytes, bytes * 8 / seconds, received / seconds, lost, packets == 0 ? 0 : 100.0 * lost / packets,
+        var bytes = peer.Streams.Sum(s => s.Bytes);
+        seconds = Math.Max(seconds, 1e-6);
+        return new SideReport("receiver", seconds, received, bytes, bytes * 8 / seconds, received / seconds, lost, sent == 0 ? 0 : 100.0 * lost / sent,
             peer.Streams.Sum(s => s.OutOfOrder), JitterMicroseconds: peer.Streams.Count == 0 ? 0 : peer.Streams.Average(s => s.JitterSeconds) * 1e6,
             CpuPercent: peer.CpuTotalPercent);
     }
