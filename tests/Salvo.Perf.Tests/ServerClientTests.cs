@@ -2,19 +2,18 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using System.Text.Json;
-using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Tests;
 
 [Collection(WholeProcessCollection.Name)]
-public sealed partial class ServerClientTests
+public sealed class ServerClientTests
 {
     [Fact]
     public async Task Server_MalformedHello_AnswersErrorLogsReasonAndServesTheNextClient()
     {
-        await using var server = await RunningServer.StartAsync();
+        await using var server = await SalvoServerUnderTest.StartAsync();
 
         using (var raw = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
         {
@@ -25,8 +24,8 @@ public sealed partial class ServerClientTests
             Assert.Contains("\"type\":\"error\"", Encoding.UTF8.GetString(reply, 0, n), StringComparison.Ordinal);
         }
 
-        Assert.True(await server.WaitForErrorAsync("rejected"), server.Errors);
-        Assert.Contains("lengthBytes", server.Errors, StringComparison.Ordinal);
+        Assert.True(await server.WaitForLogAsync("rejected"), server.Log);
+        Assert.Contains("lengthBytes", server.Log, StringComparison.Ordinal);
 
         var (exit, output) = await RunClientAsync(server.Port, reverse: false);
         Assert.True(exit == 0, output);
@@ -37,11 +36,11 @@ public sealed partial class ServerClientTests
     [InlineData(true)]
     public async Task Client_AgainstServer_AtModestRate_ReportsBothSidesWithoutLoss(bool reverse)
     {
-        await using var server = await RunningServer.StartAsync();
+        await using var server = await SalvoServerUnderTest.StartAsync();
 
         var (exit, output) = await RunClientAsync(server.Port, reverse);
 
-        Assert.True(exit == 0, output + server.Errors);
+        Assert.True(exit == 0, output + server.Log);
         using var document = JsonDocument.Parse(output);
         var sender = document.RootElement.GetProperty("sender");
         var receiver = document.RootElement.GetProperty("receiver");
@@ -57,17 +56,17 @@ public sealed partial class ServerClientTests
     public async Task Backend_ChosenOnEachEnd_IsTheOneEachSideReports(bool reverse)
     {
         // The server on the portable backend, the client on the Linux one: each side's report names its own.
-        await using var server = await RunningServer.StartAsync(backend: DatagramBackend.Portable);
+        await using var server = await SalvoServerUnderTest.StartAsync(backend: DatagramBackend.Portable);
 
         var (exit, output) = await RunClientAsync(server.Port, reverse, backend: DatagramBackend.LinuxBatched);
 
-        Assert.True(exit == 0, output + server.Errors);
+        Assert.True(exit == 0, output + server.Log);
         using var document = JsonDocument.Parse(output);
         var (serverSide, clientSide) = reverse ? ("sender", "receiver") : ("receiver", "sender");
         Assert.Equal("Portable", document.RootElement.GetProperty(serverSide).GetProperty("backend").GetString());
         Assert.Equal("LinuxBatched", document.RootElement.GetProperty(clientSide).GetProperty("backend").GetString());
         Assert.Equal("LinuxBatched", document.RootElement.GetProperty("settings").GetProperty("backend").GetString());
-        Assert.Contains("Portable backend", server.ReadOutput(), StringComparison.Ordinal);
+        Assert.Equal("Portable", (await server.ReportAsync(1)).GetProperty("local").GetProperty("backend").GetString());
     }
 
 
@@ -77,11 +76,11 @@ public sealed partial class ServerClientTests
     [InlineData("::1", false)]
     public async Task Server_BoundToIPv6Any_ServesIPv4AndIPv6Clients(string clientAddress, bool reverse)
     {
-        await using var server = await RunningServer.StartAsync(IPAddress.IPv6Any);
+        await using var server = await SalvoServerUnderTest.StartAsync(IPAddress.IPv6Any);
 
         var (exit, output) = await RunClientAsync(server.Port, reverse, IPAddress.Parse(clientAddress));
 
-        Assert.True(exit == 0, output + server.Errors);
+        Assert.True(exit == 0, output + server.Log);
         using var document = JsonDocument.Parse(output);
         Assert.True(document.RootElement.GetProperty("receiver").GetProperty("datagrams").GetInt64() > 0, output);
     }
@@ -89,7 +88,7 @@ public sealed partial class ServerClientTests
     [Fact]
     public async Task OneOffServer_BareConnectAndGarbage_DoNotUseUpTheOneTest()
     {
-        await using var server = await RunningServer.StartAsync(oneOff: true);
+        await using var server = await SalvoServerUnderTest.StartAsync(oneOff: true);
 
         using (var scan = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
         {
@@ -97,17 +96,17 @@ public sealed partial class ServerClientTests
             await scan.ConnectAsync(IPAddress.Loopback, server.Port);
         }
 
-        Assert.True(await server.WaitForErrorAsync("closed the control connection; waiting for the next client"), server.Errors);
+        Assert.True(await server.WaitForLogAsync("closed the control connection; waiting for the next client"), server.Log);
         using (var garbage = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
         {
             await garbage.ConnectAsync(IPAddress.Loopback, server.Port);
             await garbage.SendAsync("GET / HTTP/1.0\r\n\r\n"u8.ToArray());
-            Assert.True(await server.WaitForErrorAsync("not valid JSON"), server.Errors);
+            Assert.True(await server.WaitForLogAsync("not valid JSON"), server.Log);
         }
 
-        Assert.False(server.Stopped, server.Errors);
+        Assert.False(server.Stopped, server.Log);
         var (exit, output) = await RunClientAsync(server.Port, reverse: false);
-        Assert.True(exit == 0, output + server.Errors);
+        Assert.True(exit == 0, output + server.Log);
         Assert.Equal(0, await server.StoppedAsync());
     }
 
@@ -122,102 +121,5 @@ public sealed partial class ServerClientTests
         var exit = await ClientCommand.RunAsync(console, host, port, settings, bind, 0, 1, CancellationToken.None)
             .WaitAsync(TimeSpan.FromSeconds(60));
         return (exit, output + error.ToString());
-    }
-
-    [GeneratedRegex(@"listening on \S*:(\d+) ")]
-    private static partial Regex ListeningLine();
-
-    /// <summary>A server on an ephemeral port in this process, stopped on dispose.</summary>
-    private sealed class RunningServer : IAsyncDisposable
-    {
-        private readonly StringWriter _output = new();
-        private readonly StringWriter _error = new();
-        private readonly CancellationTokenSource _stop = new();
-        private readonly TextWriter _syncOutput;
-        private readonly TextWriter _syncError;
-        private Task<int>? _run;
-
-        private RunningServer()
-        {
-            // Synchronized writers lock on themselves; reads below take the same locks.
-            _syncOutput = TextWriter.Synchronized(_output);
-            _syncError = TextWriter.Synchronized(_error);
-        }
-
-        public int Port { get; private set; }
-
-        public string Errors
-        {
-            get
-            {
-                lock (_syncError)
-                {
-                    return _error.ToString();
-                }
-            }
-        }
-
-        /// <summary>Whether the server's run has ended.</summary>
-        public bool Stopped => _run!.IsCompleted;
-
-        public static async Task<RunningServer> StartAsync(IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto)
-        {
-            var server = new RunningServer();
-            var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false);
-            server._run = Task.Run(() => ServerCommand.RunAsync(console, address ?? IPAddress.Loopback, 0, 1, 0, oneOff, backend, server._stop.Token));
-            for (var i = 0; i < 600 && server.Port == 0; i++)
-            {
-                if (server._run.IsCompleted)
-                {
-                    Assert.Fail($"the server stopped: {server._run.Exception?.GetBaseException().Message} {server.Errors}");
-                }
-
-                await Task.Delay(50);
-                var match = ListeningLine().Match(server.ReadOutput());
-                server.Port = match.Success ? int.Parse(match.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;
-            }
-
-            Assert.NotEqual(0, server.Port);
-            return server;
-        }
-
-        public async Task<bool> WaitForErrorAsync(string text)
-        {
-            for (var i = 0; i < 600; i++)
-            {
-                if (Errors.Contains(text, StringComparison.Ordinal))
-                {
-                    return true;
-                }
-
-                await Task.Delay(50);
-            }
-
-            return false;
-        }
-
-        /// <summary>Waits (bounded) for the server to end by itself and returns its exit code.</summary>
-        public Task<int> StoppedAsync() => _run!.WaitAsync(TimeSpan.FromSeconds(30));
-
-        public async ValueTask DisposeAsync()
-        {
-            await _stop.CancelAsync();
-            if (_run is not null)
-            {
-                await _run.WaitAsync(TimeSpan.FromSeconds(30));
-            }
-
-            _stop.Dispose();
-            _output.Dispose();
-            _error.Dispose();
-        }
-
-        public string ReadOutput()
-        {
-            lock (_syncOutput)
-            {
-                return _output.ToString();
-            }
-        }
     }
 }

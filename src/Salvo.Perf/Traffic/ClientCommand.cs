@@ -25,16 +25,22 @@ internal static class ClientCommand
         var reverse = new Option<bool>("--reverse", "-R") { Description = "The server sends and the client receives. Defaults to off." };
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "Receive workers on the client in reverse mode.");
+        var iperf3 = Iperf3.Iperf3ClientOption.Create();
         var bind = new Option<string?>("--bind", "-B") { Description = "Local address to send from and receive on. Defaults to any address of the server's family.", HelpName = "ADDRESS" };
         var command = new Command("client", "Runs a UDP test against 'salvo server' at HOST: the client sends (or with -R receives) for -t seconds, then both sides' counts are compared.")
         {
-            host, port, length, bitrate, time, parallel, reverse, interval, workers, bind, backend,
+            host, port, length, bitrate, time, parallel, reverse, interval, workers, bind, backend, iperf3,
         };
         command.SetAction((parse, cancellationToken) =>
         {
             var settings = new ClientSettings($"{parse.GetValue(host)}:{parse.GetValue(port)}", parse.GetValue(length), parse.GetValue(bitrate),
                 parse.GetValue(time), parse.GetValue(parallel), parse.GetValue(reverse), BackendOption.Read(parse, backend));
             var local = parse.GetValue(bind) is { } b ? CommonOptions.ParseAddress(b, "-B/--bind") : null;
+            if (parse.GetValue(iperf3))
+            {
+                return Iperf3.Iperf3Client.RunAsync(console, parse.GetValue(host)!, Iperf3.Iperf3ClientOption.Port(parse, port), settings, local, parse.GetValue(interval), cancellationToken);
+            }
+
             return RunAsync(console, parse.GetValue(host)!, parse.GetValue(port), settings, local, parse.GetValue(interval), parse.GetValue(workers), cancellationToken);
         });
         return command;

@@ -15,6 +15,9 @@ internal interface IReceiveEngine : IDisposable
     /// <summary>The backend the receiving sockets report they use.</summary>
     DatagramBackend Backend { get; }
 
+    /// <summary>Where datagrams without Salvo's header go while set (another protocol's set-up on this port); null drops them.</summary>
+    UnrecognisedDatagramHandler? UnrecognisedDatagrams { get; set; }
+
     /// <summary>Starts counting a new test from zero.</summary>
     void BeginTest();
 
@@ -24,6 +27,9 @@ internal interface IReceiveEngine : IDisposable
     /// <summary>The current test's counters; with the sender's per-flow counts, loss includes the tail.</summary>
     ReceiveTotals Snapshot(IReadOnlyList<long>? sentPerFlow = null);
 }
+
+/// <summary>Takes one datagram that is not Salvo's; runs on a receive worker's thread, so it must not block.</summary>
+internal delegate void UnrecognisedDatagramHandler(ReadOnlySpan<byte> payload, DatagramAddress source);
 
 /// <summary>Chooses the receive engine.</summary>
 internal static class ReceiveEngines

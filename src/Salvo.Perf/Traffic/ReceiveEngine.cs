@@ -17,6 +17,7 @@ internal sealed class ReceiveEngine : IReceiveEngine
     private readonly Thread[] _threads;
     private readonly WorkerCounters?[] _counters;
     private readonly CancellationTokenSource _stop = new();
+    private UnrecognisedDatagramHandler? _unrecognised;
 
     /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
     public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend = DatagramBackend.Auto)
@@ -32,7 +33,9 @@ internal sealed class ReceiveEngine : IReceiveEngine
                 {
                     LocalEndPoint = endPoint,
                     Backend = backend,
-                    ReusePort = workers > 1,
+                    // The server's engine (the one answering requests) shares its port with an iperf3 test's
+                    // connected per-stream sockets (Iperf3/Iperf3StreamSocket.cs).
+                    ReusePort = workers > 1 || answerRequests,
                     ReceiveBufferSize = 4 << 20,
                     SendBufferSize = 4 << 20,
                 });
@@ -61,6 +64,13 @@ internal sealed class ReceiveEngine : IReceiveEngine
 
     /// <inheritdoc />
     public DatagramBackend Backend => _sockets[0].Backend;
+
+    /// <inheritdoc/>
+    public UnrecognisedDatagramHandler? UnrecognisedDatagrams
+    {
+        get => Volatile.Read(ref _unrecognised);
+        set => Volatile.Write(ref _unrecognised, value);
+    }
 
     /// <summary>Starts counting a new test from zero.</summary>
     public void BeginTest()
@@ -159,6 +169,10 @@ internal sealed class ReceiveEngine : IReceiveEngine
                             replies.Clear();
                             RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _);
                         }
+                    }
+                    else if (error is HeaderError.BadMagic or HeaderError.TooShort && UnrecognisedDatagrams is { } unrecognised)
+                    {
+                        unrecognised(datagram.Payload, datagram.Source);
                     }
                     else if (counters is not null)
                     {

@@ -59,6 +59,16 @@ internal static class ServerCommand
                 return 0;
             }
 
+            if (await Iperf3.ControlProtocolDetector.IsIperf3Async(client, HelloTimeout, cancellationToken).ConfigureAwait(false))
+            {
+                if (!await Iperf3.Iperf3ServerSession.ServeAsync(console, client, engine, interval, cancellationToken).ConfigureAwait(false))
+                {
+                    return 0;
+                }
+
+                continue;
+            }
+
             using var channel = new ControlChannel(client);
             try
             {

@@ -4,6 +4,9 @@ using Salvo.Perf.Protocol;
 
 namespace Salvo.Perf.Traffic;
 
+/// <summary>Writes the header of the datagram <paramref name="sequence"/> (from 0) of <paramref name="flow"/> into its payload.</summary>
+internal delegate void DatagramStamp(Span<byte> payload, int flow, ulong sequence);
+
 /// <summary>
 /// The sending side of server/client tests: one thread and one Salvo <see cref="DatagramSocket"/> per flow,
 /// each datagram carrying a <see cref="PayloadHeader"/> (flow, sequence, send time), paced to the flow's
@@ -18,6 +21,7 @@ internal sealed class TrafficSender : IDisposable
     private readonly long[] _sent;
     private readonly long[] _bytes;
     private readonly CancellationTokenSource _stop = new();
+    private readonly DatagramStamp _stamp;
 
     /// <param name="bind">Local address to send from (port 0 per flow).</param>
     /// <param name="targets">Where each flow sends.</param>
@@ -26,13 +30,20 @@ internal sealed class TrafficSender : IDisposable
     /// <param name="seconds">How long to send.</param>
     /// <param name="backend">The sockets' backend.</param>
     public TrafficSender(IPAddress bind, IReadOnlyList<IPEndPoint> targets, int length, long bitsPerSecond, double seconds, DatagramBackend backend = DatagramBackend.Auto)
-    {
-        _sockets = targets.Select(t => new DatagramSocket(new DatagramSocketOptions
+        : this(targets.Select(t => new DatagramSocket(new DatagramSocketOptions
         {
             Backend = backend,
             LocalEndPoint = new IPEndPoint(t.AddressFamily == bind.AddressFamily ? bind : (t.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any), 0),
             SendBufferSize = 4 << 20,
-        })).ToArray();
+        })).ToArray(), targets, length, bitsPerSecond, seconds, StampSalvoHeader)
+    {
+    }
+
+    /// <summary>Sends through <paramref name="sockets"/> (one per flow, owned from now on), each datagram stamped by <paramref name="stamp"/>.</summary>
+    public TrafficSender(DatagramSocket[] sockets, IReadOnlyList<IPEndPoint> targets, int length, long bitsPerSecond, double seconds, DatagramStamp stamp)
+    {
+        _sockets = sockets;
+        _stamp = stamp;
         _sent = new long[targets.Count];
         _bytes = new long[targets.Count];
         var perFlow = bitsPerSecond > 0 ? bitsPerSecond / 8.0 / length / targets.Count : 0;
@@ -115,7 +126,7 @@ internal sealed class TrafficSender : IDisposable
                 batch.Clear();
                 for (var i = 0; i < Math.Min(due, BatchSize) && batch.TryAdd(length, destination, out var payload); i++)
                 {
-                    new PayloadHeader(PayloadKind.Data, (ushort)flow, sequence++, MonotonicClock.NowNanoseconds()).Write(payload);
+                    _stamp(payload, flow, sequence++);
                 }
 
                 var accepted = socket.Send(batch);
@@ -128,6 +139,9 @@ internal sealed class TrafficSender : IDisposable
             // Disposed: the test was cut short.
         }
     }
+
+    private static void StampSalvoHeader(Span<byte> payload, int flow, ulong sequence) =>
+        new PayloadHeader(PayloadKind.Data, (ushort)flow, sequence, MonotonicClock.NowNanoseconds()).Write(payload);
 
     /// <summary>Sleeps when the next datagram is more than 2 ms away (Sleep has ~1 ms granularity), else yields.</summary>
     private static void Pause(long nanoseconds)

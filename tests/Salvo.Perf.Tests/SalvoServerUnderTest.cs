@@ -1,0 +1,123 @@
+using System.Net;
+using System.Text.Json;
+using System.Text.RegularExpressions;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Traffic;
+
+namespace Salvo.Perf.Tests;
+
+/// <summary>'salvo server' on an ephemeral loopback port in this process, printing one JSON line per test (Salvo's and iperf3's); stopped on dispose.</summary>
+internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
+{
+    private readonly StringWriter _output = new();
+    private readonly StringWriter _error = new();
+    private readonly TextWriter _syncOutput;
+    private readonly TextWriter _syncError;
+    private readonly CancellationTokenSource _stop = new();
+    private Task<int>? _run;
+
+    private SalvoServerUnderTest()
+    {
+        _syncOutput = TextWriter.Synchronized(_output);
+        _syncError = TextWriter.Synchronized(_error);
+    }
+
+    public int Port { get; private set; }
+
+    /// <summary>The server's log (notes and refusals).</summary>
+    public string Log
+    {
+        get
+        {
+            lock (_syncError)
+            {
+                return _error.ToString();
+            }
+        }
+    }
+
+    /// <summary>Whether the server's run has ended.</summary>
+    public bool Stopped => _run!.IsCompleted;
+
+    public static async Task<SalvoServerUnderTest> StartAsync(IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto)
+    {
+        var server = new SalvoServerUnderTest();
+        var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false) { Format = OutputFormat.JsonStream };
+        server._run = Task.Run(() => ServerCommand.RunAsync(console, address ?? IPAddress.Loopback, 0, 1, 0, oneOff, backend, server._stop.Token));
+        for (var i = 0; i < 600 && server.Port == 0; i++)
+        {
+            Assert.False(server._run.IsCompleted, $"the server stopped: {server._run.Exception?.GetBaseException().Message} {server.Log}");
+            await Task.Delay(25);
+            var match = Listening().Match(server.Log);
+            server.Port = match.Success ? int.Parse(match.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;
+        }
+
+        Assert.NotEqual(0, server.Port);
+        return server;
+    }
+
+    /// <summary>The test reports printed so far, oldest first.</summary>
+    public IReadOnlyList<JsonElement> Reports()
+    {
+        string text;
+        lock (_syncOutput)
+        {
+            text = _output.ToString();
+        }
+
+        return text.Split('\n').Where(l => l.Contains("\"command\":\"server\"", StringComparison.Ordinal))
+            .Select(l => JsonDocument.Parse(l).RootElement.Clone()).ToArray();
+    }
+
+    /// <summary>Waits for the <paramref name="count"/>-th report (the server prints it after the results exchange).</summary>
+    public async Task<JsonElement> ReportAsync(int count)
+    {
+        for (var i = 0; i < 400; i++)
+        {
+            if (Reports() is { } reports && reports.Count >= count)
+            {
+                return reports[count - 1];
+            }
+
+            await Task.Delay(25);
+        }
+
+        Assert.Fail($"no report {count} from the server; log: {Log}");
+        return default;
+    }
+
+    /// <summary>Waits up to 30 s for <paramref name="text"/> on the server's log.</summary>
+    public async Task<bool> WaitForLogAsync(string text)
+    {
+        for (var i = 0; i < 1200; i++)
+        {
+            if (Log.Contains(text, StringComparison.Ordinal))
+            {
+                return true;
+            }
+
+            await Task.Delay(25);
+        }
+
+        return false;
+    }
+
+    /// <summary>Waits (bounded) for the server to end by itself and returns its exit code.</summary>
+    public Task<int> StoppedAsync() => _run!.WaitAsync(TimeSpan.FromSeconds(30));
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync();
+        if (_run is not null)
+        {
+            Assert.Equal(0, await _run.WaitAsync(TimeSpan.FromSeconds(30)));
+        }
+
+        _stop.Dispose();
+        _output.Dispose();
+        _error.Dispose();
+    }
+
+    [GeneratedRegex(@"listening on \S*:(\d+)")]
+    private static partial Regex Listening();
+}
