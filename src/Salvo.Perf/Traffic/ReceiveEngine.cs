@@ -2,6 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Rr;
+using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Traffic;
 
@@ -17,10 +18,16 @@ internal sealed class ReceiveEngine : IReceiveEngine
     private readonly Thread[] _threads;
     private readonly WorkerCounters?[] _counters;
     private readonly CancellationTokenSource _stop = new();
+    private readonly SockperfService? _sockperf;
 
+    /// <param name="bind">Where to listen.</param>
+    /// <param name="workers">Sockets sharing the port.</param>
+    /// <param name="answerRequests">Whether rr requests are answered.</param>
+    /// <param name="sockperf">When set, datagrams with a sockperf header are answered the way sockperf's server does.</param>
     /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
-    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests)
+    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, SockperfService? sockperf = null)
     {
+        _sockperf = sockperf;
         _sockets = new DatagramSocket[workers];
         _counters = new WorkerCounters?[workers];
         try
@@ -155,6 +162,10 @@ internal sealed class ReceiveEngine : IReceiveEngine
                             replies.Clear();
                             RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _);
                         }
+                    }
+                    else if (error is HeaderError.BadMagic or HeaderError.TooShort && _sockperf?.TryAnswerDatagram(worker, datagram, replies) == true)
+                    {
+                        // A sockperf client's message, answered and counted by the sockperf service.
                     }
                     else if (counters is not null)
                     {

@@ -5,6 +5,7 @@ using System.Net.Sockets;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
+using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Traffic;
 
@@ -33,9 +34,12 @@ internal static class ServerCommand
 
     public static async Task<int> RunAsync(CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, CancellationToken cancellationToken)
     {
-        var (engine, listener) = Open(address, port, workers);
+        var sockperf = new SockperfService(workers) { Console = console };
+        var (engine, listener) = Open(address, port, workers, sockperf);
         using var engineScope = engine;
         using var listenerScope = listener;
+        using var sockperfReporter = new SockperfReporter(console, sockperf, interval);
+        using var diverter = new SockperfTcpDiverter(listener, sockperf, cancellationToken);
         console.Line($"salvo server listening on {engine.LocalEndPoint} (TCP control, UDP data, {workers} receive worker(s))");
         if (console.Format != OutputFormat.Text)
         {
@@ -46,7 +50,7 @@ internal static class ServerCommand
             Socket client;
             try
             {
-                client = await listener.AcceptAsync(cancellationToken).ConfigureAwait(false);
+                client = await diverter.AcceptAsync(cancellationToken).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
             {
@@ -136,11 +140,11 @@ internal static class ServerCommand
     /// port is ephemeral and the same number may be taken for TCP (a connection in TIME_WAIT), so a few
     /// fresh ports are tried.
     /// </summary>
-    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers)
+    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers, SockperfService sockperf)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true), address, port);
+            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, sockperf), address, port);
             var listener = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
             try
             {
