@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Cli;
+using Salvo.Perf.Echo;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
 using Salvo.Perf.Sockperf;
@@ -21,13 +22,17 @@ internal static class ServerCommand
         var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one client, then exit. Defaults to serving until Ctrl+C." };
+        var echo = new EchoOptionSet();
         var command = new Command("server",
             "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number) and answers " +
             "'salvo rr --server' requests on that UDP port. One test at a time.")
         {
             port, bind, workers, interval, oneOff,
         };
-        command.SetAction((parse, cancellationToken) => RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
+        echo.AddTo(command);
+        command.SetAction((parse, cancellationToken) => echo.Read(parse, oneOff) is { } echoSettings
+            ? EchoCommand.RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"), parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings, cancellationToken)
+            : RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
             parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), cancellationToken));
         return command;
     }
@@ -180,7 +185,7 @@ internal static class ServerCommand
     }
 
     /// <summary>The one-line error for a bind failure the user can act on, or null.</summary>
-    private static CliException? Explain(SocketException e, IPAddress address, int port) => e.SocketErrorCode switch
+    internal static CliException? Explain(SocketException e, IPAddress address, int port) => e.SocketErrorCode switch
     {
         SocketError.AddressAlreadyInUse => new CliException($"-p/--port: port {port} is already in use on {address} (TCP or UDP).", CliException.FailureExitCode),
         SocketError.AddressNotAvailable => new CliException($"-B/--bind: {address} is not an address of this host.", CliException.FailureExitCode),
