@@ -2,14 +2,13 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using System.Text.Json;
-using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Tests;
 
 [Collection(WholeProcessCollection.Name)]
-public sealed partial class ServerClientTests
+public sealed class ServerClientTests
 {
     [Fact]
     public async Task Server_MalformedHello_AnswersErrorLogsReasonAndServesTheNextClient()
@@ -60,96 +59,5 @@ public sealed partial class ServerClientTests
         var exit = await ClientCommand.RunAsync(console, "127.0.0.1", port, settings, IPAddress.Loopback, 0, 1, CancellationToken.None)
             .WaitAsync(TimeSpan.FromSeconds(60));
         return (exit, output + error.ToString());
-    }
-
-    [GeneratedRegex(@"listening on 127\.0\.0\.1:(\d+)")]
-    private static partial Regex ListeningLine();
-
-    /// <summary>A server on an ephemeral port in this process, stopped on dispose.</summary>
-    private sealed class RunningServer : IAsyncDisposable
-    {
-        private readonly StringWriter _output = new();
-        private readonly StringWriter _error = new();
-        private readonly CancellationTokenSource _stop = new();
-        private readonly TextWriter _syncOutput;
-        private readonly TextWriter _syncError;
-        private Task<int>? _run;
-
-        private RunningServer()
-        {
-            // Synchronized writers lock on themselves; reads below take the same locks.
-            _syncOutput = TextWriter.Synchronized(_output);
-            _syncError = TextWriter.Synchronized(_error);
-        }
-
-        public int Port { get; private set; }
-
-        public string Errors
-        {
-            get
-            {
-                lock (_syncError)
-                {
-                    return _error.ToString();
-                }
-            }
-        }
-
-        public static async Task<RunningServer> StartAsync()
-        {
-            var server = new RunningServer();
-            var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false);
-            server._run = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, server._stop.Token));
-            for (var i = 0; i < 600 && server.Port == 0; i++)
-            {
-                if (server._run.IsCompleted)
-                {
-                    Assert.Fail($"the server stopped: {server._run.Exception?.GetBaseException().Message} {server.Errors}");
-                }
-
-                await Task.Delay(50);
-                var match = ListeningLine().Match(server.ReadOutput());
-                server.Port = match.Success ? int.Parse(match.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;
-            }
-
-            Assert.NotEqual(0, server.Port);
-            return server;
-        }
-
-        public async Task<bool> WaitForErrorAsync(string text)
-        {
-            for (var i = 0; i < 600; i++)
-            {
-                if (Errors.Contains(text, StringComparison.Ordinal))
-                {
-                    return true;
-                }
-
-                await Task.Delay(50);
-            }
-
-            return false;
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            await _stop.CancelAsync();
-            if (_run is not null)
-            {
-                await _run.WaitAsync(TimeSpan.FromSeconds(30));
-            }
-
-            _stop.Dispose();
-            _output.Dispose();
-            _error.Dispose();
-        }
-
-        private string ReadOutput()
-        {
-            lock (_syncOutput)
-            {
-                return _output.ToString();
-            }
-        }
     }
 }

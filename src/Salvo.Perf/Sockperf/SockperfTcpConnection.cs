@@ -33,19 +33,26 @@ internal sealed class SockperfTcpConnection
         var remote = socket.RemoteEndPoint as IPEndPoint;
         var counters = service.OpenConnection();
         service.Console.Note($"salvo server: sockperf TCP client {remote}");
+        var reason = "failed";
         try
         {
             socket.NoDelay = true;
-            var reason = await new SockperfTcpConnection(socket, service).RunAsync(counters, cancellationToken).ConfigureAwait(false);
-            var totals = counters.Read();
-            service.Console.Note($"salvo server: sockperf TCP client {remote} {reason}: {Format.Count(totals.Messages)} messages, {Format.Count(totals.Replies)} replies");
+            reason = await new SockperfTcpConnection(socket, service).RunAsync(counters, cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is SocketException or IOException or OperationCanceledException or ObjectDisposedException)
+        catch (Exception e) when (e is SocketException or IOException)
         {
-            // The client went away mid-write, or the server is stopping: nothing more to answer.
+            // A client that exits with an answer still unread in its socket resets the connection instead of
+            // closing it (RFC 1122 4.2.2.13); sockperf's client does so at the end of every timed run.
+            reason = $"ended the connection ({(e as SocketException)?.SocketErrorCode.ToString() ?? e.Message})";
+        }
+        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
+        {
+            reason = "was closed: the server is stopping";
         }
         finally
         {
+            var totals = counters.Read();
+            service.Console.Note($"salvo server: sockperf TCP client {remote} {reason}: {Format.Count(totals.Messages)} messages, {Format.Count(totals.Replies)} replies");
             service.CloseConnection(counters);
             socket.Dispose();
         }
