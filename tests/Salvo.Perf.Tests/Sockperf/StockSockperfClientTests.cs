@@ -95,6 +95,26 @@ public sealed partial class StockSockperfClientTests
     }
 
     [Fact]
+    public async Task SalvoServer_TcpClientResetsWithAnAnswerUnread_LogsTheEndWithItsCounts()
+    {
+        await using var server = await RunningServer.StartAsync();
+        using (var client = await ConnectAsync(server.Port))
+        {
+            await client.SendAsync(Ping(1));
+            for (var i = 0; i < 600 && client.Available < SockperfHeader.Size; i++)
+            {
+                await Task.Delay(50);
+            }
+
+            // Closing with the answer unread makes the kernel send RST instead of FIN, as sockperf's client does
+            // at the end of a timed ping-pong.
+            Assert.Equal(SockperfHeader.Size, client.Available);
+        }
+
+        Assert.True(await server.WaitForErrorAsync("(ConnectionReset): 1 messages, 1 replies"), server.Errors);
+    }
+
+    [Fact]
     public async Task SalvoServer_UdpLengthFieldDisagreesWithDatagram_CountsMalformedAndAnswersTheNext()
     {
         await using var server = await RunningServer.StartAsync();
