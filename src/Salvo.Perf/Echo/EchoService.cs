@@ -60,6 +60,12 @@ internal sealed class EchoService : IAsyncDisposable
             var listener = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
             try
             {
+                if (address.AddressFamily == AddressFamily.InterNetworkV6)
+                {
+                    // As the UDP side (DatagramServerOptions.DualMode): -B :: serves IPv4 clients too.
+                    listener.DualMode = true;
+                }
+
                 listener.Bind(new IPEndPoint(address, udp.LocalEndPoint.Port));
                 listener.Listen(64);
                 return new EchoService(udp, handler, listener);
