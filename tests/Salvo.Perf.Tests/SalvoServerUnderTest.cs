@@ -39,16 +39,33 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
     /// <summary>Whether the server's run has ended.</summary>
     public bool Stopped => _run!.IsCompleted;
 
-    public static async Task<SalvoServerUnderTest> StartAsync(IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto)
+    /// <summary>Everything printed on stdout so far.</summary>
+    public string Output
+    {
+        get
+        {
+            lock (_syncOutput)
+            {
+                return _output.ToString();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Starts the server. JSON-stream output (the default) puts one report line per test on stdout and the
+    /// listening line on the log; text output puts both on stdout.
+    /// </summary>
+    public static async Task<SalvoServerUnderTest> StartAsync(
+        IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto, OutputFormat format = OutputFormat.JsonStream)
     {
         var server = new SalvoServerUnderTest();
-        var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false) { Format = OutputFormat.JsonStream };
+        var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false) { Format = format };
         server._run = Task.Run(() => ServerCommand.RunAsync(console, address ?? IPAddress.Loopback, 0, 1, 0, oneOff, backend, server._stop.Token));
         for (var i = 0; i < 600 && server.Port == 0; i++)
         {
             Assert.False(server._run.IsCompleted, $"the server stopped: {server._run.Exception?.GetBaseException().Message} {server.Log}");
             await Task.Delay(25);
-            var match = Listening().Match(server.Log);
+            var match = Listening().Match(format == OutputFormat.Text ? server.Output : server.Log);
             server.Port = match.Success ? int.Parse(match.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;
         }
 
@@ -100,6 +117,14 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
         }
 
         return false;
+    }
+
+    /// <summary>Stops the server (as Ctrl+C does) and returns everything it printed on stdout.</summary>
+    public async Task<string> StopAsync()
+    {
+        await _stop.CancelAsync();
+        await _run!.WaitAsync(TimeSpan.FromSeconds(30));
+        return Output;
     }
 
     /// <summary>Waits (bounded) for the server to end by itself and returns its exit code.</summary>

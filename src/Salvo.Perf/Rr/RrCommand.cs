@@ -2,6 +2,7 @@ using System.CommandLine;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
+using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Rr;
 
@@ -35,6 +36,7 @@ internal static class RrCommand
         console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
             (s.RatePerSecond > 0 ? $"fixed rate {Format.Count(s.RatePerSecond)}/s" : $"{s.Parallel} in flight") +
             $", {s.Connections} connection(s), {s.DurationSeconds} s, {s.Server ?? $"in-process {s.Responder} responder on {s.Address}"}" +
+            (s.Protocol == RrProtocols.Sockperf ? ", sockperf protocol" : string.Empty) +
             (s.BusyPollMicroseconds > 0 ? $", busy poll {s.BusyPollMicroseconds} us" : string.Empty) +
             (report.Result.ResponderBackend is { } backend ? $", {backend} backend" : string.Empty) +
             $"; {CpuPlacement.Describe(s.ClientCpu, "client", s.ResponderCpu, s.Server is null ? "responder" : "remote responder")}" +
@@ -65,9 +67,16 @@ internal static class RrCommand
     /// <summary>The rr options.</summary>
     internal sealed class RrOptionSet
     {
-        public Option<int> Request { get; } = CommonOptions.Int("--request", null, 512, Rr.RrWire.MinRequest, ValueParsers.MaxUdpPayload, "Request size in bytes.");
+        public Option<int> Request { get; } = CommonOptions.Int("--request", null, 512, SockperfHeader.Size, ValueParsers.MaxUdpPayload,
+            "Request size in bytes (at least 28 with --protocol salvo).");
 
-        public Option<int> Response { get; } = CommonOptions.Int("--response", null, 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload, "Response size in bytes.");
+        public Option<int> Response { get; } = CommonOptions.Int("--response", null, 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload,
+            "Response size in bytes (with --protocol sockperf: the request's size, which is what a sockperf server answers).");
+
+        public Option<string> Protocol { get; } = CommonOptions.Choice("--protocol",
+            "The wire protocol: salvo (requests that carry their send time and the response size they want) or sockperf " +
+            "(sockperf's UDP ping-pong messages, answered by a stock 'sockperf server' or by 'salvo server'; needs --server).",
+            RrProtocols.Salvo, RrProtocols.Sockperf);
 
         public Option<int> Parallel { get; } = CommonOptions.Int("--parallel", "-P", 1, 1, 65_535, "Requests in flight (closed loop).");
 
@@ -112,7 +121,7 @@ internal static class RrCommand
 
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, NoPin, ClientCpu, ResponderCpu, Bind })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, NoPin, ClientCpu, ResponderCpu, Bind, Protocol })
             {
                 command.Options.Add(option);
             }
@@ -142,6 +151,14 @@ internal static class RrCommand
                 throw new CliException("--busy-poll: applies to --responder server only.");
             }
 
+            var protocol = parse.GetValue(Protocol)!;
+            var request = parse.GetValue(Request);
+            var response = protocol == RrProtocols.Sockperf ? ReadSockperfResponse(parse, request, server) : parse.GetValue(Response);
+            if (protocol == RrProtocols.Salvo && request < RrWire.MinRequest)
+            {
+                throw new CliException($"--request: {request} is below {RrWire.MinRequest}, the smallest salvo request (its header and the response size).");
+            }
+
             var address = CommonOptions.ParseLoopbackAddress(parse.GetValue(Bind)!);
             if (server is not null && parse.GetResult(Bind) is { Implicit: false })
             {
@@ -149,9 +166,26 @@ internal static class RrCommand
             }
 
             var (clientCpu, responderCpu) = CpuPlacement.Choose(parse.GetValue(NoPin), (parse.GetValue(ClientCpu), "--client-cpu"), (parse.GetValue(ResponderCpu), "--responder-cpu"));
-            return new RrSettings(parse.GetValue(Request), parse.GetValue(Response), p, connections,
+            return new RrSettings(request, response, p, connections,
                 seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll, backend,
-                clientCpu, server is null ? responderCpu : null, server is null ? address.ToString() : null);
+                clientCpu, server is null ? responderCpu : null, server is null ? address.ToString() : null, protocol);
+        }
+
+        /// <summary>A sockperf server answers with the request's own bytes, and only a remote one speaks sockperf.</summary>
+        private int ReadSockperfResponse(ParseResult parse, int request, string? server)
+        {
+            if (server is null)
+            {
+                throw new CliException("--protocol: sockperf needs --server HOST:PORT (a 'sockperf server', or a 'salvo server'); the in-process responder speaks salvo only.");
+            }
+
+            var response = parse.GetValue(Response);
+            if (parse.GetResult(Response) is { Implicit: false } && response != request)
+            {
+                throw new CliException($"--response: a sockperf server answers with the request's size ({request} bytes), not {response}; leave --response out with --protocol sockperf.");
+            }
+
+            return request;
         }
     }
 }

@@ -17,21 +17,23 @@ internal sealed class RrConnection : IDisposable
 
     private readonly Socket _socket;
     private readonly RrPlan _plan;
+    private readonly IRrCodec _codec;
     private readonly byte[] _request;
     private readonly byte[] _response = GC.AllocateUninitializedArray<byte>(65_536, pinned: true);
     private long _sent;
     private long _completed;
 
-    public RrConnection(IPEndPoint target, RrPlan plan)
+    public RrConnection(IPEndPoint target, RrPlan plan, IRrCodec codec)
     {
         _plan = plan;
+        _codec = codec;
         _socket = new Socket(target.AddressFamily, SocketType.Dgram, ProtocolType.Udp)
         {
             ReceiveTimeout = ReceiveTimeoutMilliseconds,
             ReceiveBufferSize = 4 << 20,
         };
         _socket.Connect(target);
-        _request = GC.AllocateArray<byte>(plan.RequestBytes, pinned: true);
+        _request = GC.AllocateArray<byte>(codec.RequestBytes, pinned: true);
     }
 
     /// <summary>Latencies of responses in the measured window.</summary>
@@ -124,7 +126,7 @@ internal sealed class RrConnection : IDisposable
             }
 
             WaitUntil(intended);
-            RrWire.WriteRequest(_request, 0, i, intended, _plan.ResponseBytes);
+            _codec.WriteRequest(_request, 0, i, intended);
             TrySend();
             if (intended >= _plan.WarmupEndNanoseconds)
             {
@@ -166,7 +168,7 @@ internal sealed class RrConnection : IDisposable
     {
         slotSequence[slot] = next;
         slotSentAt[slot] = now;
-        RrWire.WriteRequest(_request, (ushort)slot, next++, now, _plan.ResponseBytes);
+        _codec.WriteRequest(_request, (ushort)slot, next++, now);
         TrySend();
     }
 
@@ -201,13 +203,17 @@ internal sealed class RrConnection : IDisposable
             return false;
         }
 
-        if (PayloadHeader.TryRead(_response.AsSpan(0, received), out header) != HeaderError.None || header.Kind != PayloadKind.Response)
+        switch (_codec.ReadResponse(_response.AsSpan(0, received), out header))
         {
-            Malformed++;
-            return false;
+            case RrResponseKind.Answer:
+                return true;
+            case RrResponseKind.Unknown:
+                Late++;
+                return false;
+            default:
+                Malformed++;
+                return false;
         }
-
-        return true;
     }
 
     /// <summary>Sleeps while far ahead (1 ms granularity), then yields until the moment.</summary>
@@ -234,9 +240,7 @@ internal sealed class RrConnection : IDisposable
 }
 
 /// <summary>What every connection of one rr run does.</summary>
-/// <param name="RequestBytes">Bytes per request.</param>
-/// <param name="ResponseBytes">Bytes per response.</param>
 /// <param name="WarmupEndNanoseconds">Start of the measured window (monotonic ns).</param>
 /// <param name="MeasureEndNanoseconds">End of the measured window.</param>
 /// <param name="TimeoutNanoseconds">When an unanswered request counts as lost.</param>
-internal sealed record RrPlan(int RequestBytes, int ResponseBytes, long WarmupEndNanoseconds, long MeasureEndNanoseconds, long TimeoutNanoseconds);
+internal sealed record RrPlan(long WarmupEndNanoseconds, long MeasureEndNanoseconds, long TimeoutNanoseconds);

@@ -3,6 +3,7 @@ using System.Net;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Protocol;
+using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Rr;
 
@@ -25,12 +26,12 @@ internal static class RrRunner
         var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var wall = Stopwatch.StartNew();
         var begin = MonotonicClock.NowNanoseconds();
-        var plan = new RrPlan(settings.RequestBytes, settings.ResponseBytes,
+        var plan = new RrPlan(
             begin + (long)(settings.WarmupSeconds * 1e9),
             begin + (long)((settings.WarmupSeconds + settings.DurationSeconds) * 1e9),
             settings.TimeoutMilliseconds * 1_000_000L);
 
-        var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan)).ToArray();
+        var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan, CreateCodec(settings))).ToArray();
         var pinFailures = new PinFailures();
         try
         {
@@ -114,7 +115,7 @@ internal static class RrRunner
             var where = settings.Server ?? "the in-process responder";
             throw new CliException(
                 refused > 0
-                    ? $"--server: {where} refused the requests (ICMP port unreachable); is 'salvo server' running there?"
+                    ? $"--server: {where} refused the requests (ICMP port unreachable); is {(settings.Protocol == RrProtocols.Sockperf ? "'sockperf server'" : "'salvo server'")} running there?"
                     : $"--server: no response from {where} within {settings.DurationSeconds + settings.WarmupSeconds} s.",
                 CliException.FailureExitCode);
         }
@@ -133,6 +134,22 @@ internal static class RrRunner
             connections.Sum(c => c.Malformed),
             refused,
             latency.Summarize());
+    }
+
+    /// <summary>One connection's codec for <see cref="RrSettings.Protocol"/>.</summary>
+    internal static IRrCodec CreateCodec(RrSettings settings)
+    {
+        if (settings.Protocol != RrProtocols.Sockperf)
+        {
+            return new SalvoRrCodec(settings.RequestBytes, settings.ResponseBytes);
+        }
+
+        // Closed loop: each connection's share of -P, plus the requests replaced after a timeout. Fixed rate:
+        // twice what the connection sends within one timeout, so an answer is recognised until it counts as lost.
+        var outstanding = settings.RatePerSecond > 0
+            ? settings.RatePerSecond / settings.Connections * settings.TimeoutMilliseconds / 1000 * 2
+            : 4.0 * settings.Parallel / settings.Connections;
+        return new SockperfRrCodec(settings.RequestBytes, (int)Math.Min(outstanding, SockperfRrCodec.MaxRing));
     }
 
     private static IPEndPoint Resolve(string server)
@@ -185,6 +202,7 @@ internal static class RrRunner
 /// <param name="ClientCpu">The CPU every client thread is pinned to, or null when not pinned.</param>
 /// <param name="ResponderCpu">The CPU the in-process responder's thread is pinned to, or null when not pinned (or remote).</param>
 /// <param name="Address">The loopback address the in-process responder and the client sockets bind (-B); null with <paramref name="Server"/>.</param>
+/// <param name="Protocol">The wire protocol: "salvo" (<see cref="RrWire"/>) or "sockperf" (sockperf's ping-pong, for a 'sockperf server').</param>
 internal sealed record RrSettings(
     int RequestBytes,
     int ResponseBytes,
@@ -200,7 +218,18 @@ internal sealed record RrSettings(
     DatagramBackend Backend = DatagramBackend.Auto,
     int? ClientCpu = null,
     int? ResponderCpu = null,
-    string? Address = "127.0.0.1");
+    string? Address = "127.0.0.1",
+    string Protocol = RrProtocols.Salvo);
+
+/// <summary>The wire protocols rr speaks.</summary>
+internal static class RrProtocols
+{
+    /// <summary>Salvo's own request/response header.</summary>
+    public const string Salvo = "salvo";
+
+    /// <summary>sockperf's ping-pong messages (a response is the request with the client flag cleared).</summary>
+    public const string Sockperf = "sockperf";
+}
 
 /// <summary>The outcome of one rr run.</summary>
 /// <param name="Mode">"closed-loop" or "fixed-rate".</param>

@@ -36,6 +36,6 @@ internal static class ReceiveEngines
 {
     /// <summary>Opens <paramref name="workers"/> receive workers bound to <paramref name="bind"/>.</summary>
     /// <exception cref="System.Net.Sockets.SocketException">The address is in use or cannot be bound.</exception>
-    public static IReceiveEngine Create(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend) =>
-        new ReceiveEngine(bind, workers, answerRequests, backend);
+    public static IReceiveEngine Create(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend, Sockperf.SockperfService? sockperf = null) =>
+        new ReceiveEngine(bind, workers, answerRequests, backend, sockperf);
 }

@@ -2,6 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Rr;
+using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Traffic;
 
@@ -17,11 +18,18 @@ internal sealed class ReceiveEngine : IReceiveEngine
     private readonly Thread[] _threads;
     private readonly WorkerCounters?[] _counters;
     private readonly CancellationTokenSource _stop = new();
+    private readonly SockperfService? _sockperf;
     private UnrecognisedDatagramHandler? _unrecognised;
 
+    /// <param name="bind">Where to listen.</param>
+    /// <param name="workers">Sockets sharing the port.</param>
+    /// <param name="answerRequests">Whether rr requests are answered.</param>
+    /// <param name="backend">The sockets' backend (--backend).</param>
+    /// <param name="sockperf">When set, datagrams with a sockperf header are answered the way sockperf's server does.</param>
     /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
-    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend = DatagramBackend.Auto)
+    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend = DatagramBackend.Auto, SockperfService? sockperf = null)
     {
+        _sockperf = sockperf;
         _sockets = new DatagramSocket[workers];
         _counters = new WorkerCounters?[workers];
         try
@@ -169,6 +177,10 @@ internal sealed class ReceiveEngine : IReceiveEngine
                             replies.Clear();
                             RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _);
                         }
+                    }
+                    else if (error is HeaderError.BadMagic or HeaderError.TooShort && _sockperf?.TryAnswerDatagram(worker, datagram, replies) == true)
+                    {
+                        // A sockperf client's message, answered and counted by the sockperf service.
                     }
                     else if (error is HeaderError.BadMagic or HeaderError.TooShort && UnrecognisedDatagrams is { } unrecognised)
                     {

@@ -3,8 +3,10 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Cli;
+using Salvo.Perf.Echo;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
+using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Traffic;
 
@@ -22,13 +24,17 @@ internal static class ServerCommand
         var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one test, then exit. Only a client that completes the control handshake counts: a connection that sends nothing " +
                 "(a port scan, nc -z) or garbage is closed with the reason logged, within 10 s, and the server keeps waiting. Defaults to serving until Ctrl+C." };
+        var echo = new EchoOptionSet();
         var command = new Command("server",
             "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number) and answers " +
             "'salvo rr --server' requests on that UDP port. One test at a time.")
         {
             port, bind, workers, interval, oneOff, backend,
         };
-        command.SetAction((parse, cancellationToken) => RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
+        echo.AddTo(command);
+        command.SetAction((parse, cancellationToken) => echo.Read(parse, oneOff) is { } echoSettings
+            ? EchoCommand.RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"), parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings, cancellationToken)
+            : RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
             parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken));
         return command;
     }
@@ -36,9 +42,12 @@ internal static class ServerCommand
     public static async Task<int> RunAsync(
         CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, DatagramBackend backend, CancellationToken cancellationToken)
     {
-        var (engine, listener) = Open(address, port, workers, backend);
+        var sockperf = new SockperfService(workers) { Console = console };
+        var (engine, listener) = Open(address, port, workers, backend, sockperf);
         using var engineScope = engine;
         using var listenerScope = listener;
+        using var sockperfReporter = new SockperfReporter(console, sockperf, interval);
+        using var diverter = new SockperfTcpDiverter(listener, sockperf, cancellationToken);
         console.Line($"salvo server listening on {engine.LocalEndPoint} (TCP control, UDP data, {workers} receive worker(s), {engine.Backend} backend)");
         if (console.Format != OutputFormat.Text)
         {
@@ -52,7 +61,7 @@ internal static class ServerCommand
             Socket client;
             try
             {
-                client = await listener.AcceptAsync(cancellationToken).ConfigureAwait(false);
+                client = await diverter.AcceptAsync(cancellationToken).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
             {
@@ -161,11 +170,11 @@ internal static class ServerCommand
     /// port is ephemeral and the same number may be taken for TCP (a connection in TIME_WAIT), so a few
     /// fresh ports are tried.
     /// </summary>
-    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers, DatagramBackend backend)
+    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers, DatagramBackend backend, SockperfService sockperf)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend), address, port);
+            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend, sockperf), address, port);
             var control = new IPEndPoint(address, engine.LocalEndPoint.Port);
             var listener = TcpListeners.Create(control);
             try
@@ -202,7 +211,7 @@ internal static class ServerCommand
     }
 
     /// <summary>The one-line error for a bind failure the user can act on, or null.</summary>
-    private static CliException? Explain(SocketException e, IPAddress address, int port) => e.SocketErrorCode switch
+    internal static CliException? Explain(SocketException e, IPAddress address, int port) => e.SocketErrorCode switch
     {
         SocketError.AddressAlreadyInUse => new CliException($"-p/--port: port {port} is already in use on {address} (TCP or UDP).", CliException.FailureExitCode),
         SocketError.AddressNotAvailable => new CliException($"-B/--bind: {address} is not an address of this host.", CliException.FailureExitCode),

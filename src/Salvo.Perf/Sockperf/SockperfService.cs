@@ -1,0 +1,109 @@
+using Salvo.Perf.Cli;
+
+namespace Salvo.Perf.Sockperf;
+
+/// <summary>
+/// The sockperf side of <c>salvo server</c>: answers stock sockperf clients on the server's UDP workers
+/// and TCP connections, and keeps their counts (one <see cref="SockperfCounters"/> per UDP worker and per
+/// open connection, so no two threads write the same counter).
+/// </summary>
+internal sealed class SockperfService
+{
+    private readonly SockperfCounters[] _udpWorkers;
+    private readonly HashSet<SockperfCounters> _openConnections = [];
+    private readonly Lock _lock = new();
+    private SockperfTotals _closedConnections;
+    private long _connections;
+
+    public SockperfService(int udpWorkers)
+    {
+        _udpWorkers = Enumerable.Range(0, udpWorkers).Select(_ => new SockperfCounters()).ToArray();
+    }
+
+    /// <summary>Where logs go (connections opened and closed, bad input).</summary>
+    public required CliConsole Console { get; init; }
+
+    /// <summary>TCP connections open now.</summary>
+    public int OpenConnections
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _openConnections.Count;
+            }
+        }
+    }
+
+    /// <summary>TCP connections accepted in all.</summary>
+    public long Connections => Interlocked.Read(ref _connections);
+
+    /// <summary>
+    /// Handles a datagram that is not Salvo's: answers it into <paramref name="replies"/> when it is a
+    /// sockperf pong request. False when it does not even have a sockperf header (the caller counts it
+    /// as before). <paramref name="replies"/> must have room for one more datagram.
+    /// </summary>
+    public bool TryAnswerDatagram(int worker, in ReceivedDatagram datagram, SendBatch replies)
+    {
+        var payload = datagram.Payload;
+        if (SockperfHeader.TryRead(payload, out _) != SockperfHeaderError.None)
+        {
+            return false;
+        }
+
+        var verdict = datagram.IsTruncated ? SockperfVerdict.Malformed : SockperfServerRules.DecideDatagram(payload);
+        if (verdict == SockperfVerdict.Reply && replies.TryAdd(payload.Length, datagram.Source, out var reply))
+        {
+            SockperfServerRules.WriteReply(payload, reply);
+        }
+
+        _udpWorkers[worker].Record(verdict);
+        return true;
+    }
+
+    /// <summary>Counters for a new TCP connection; give them back with <see cref="CloseConnection"/>.</summary>
+    public SockperfCounters OpenConnection()
+    {
+        var counters = new SockperfCounters();
+        lock (_lock)
+        {
+            _openConnections.Add(counters);
+        }
+
+        Interlocked.Increment(ref _connections);
+        return counters;
+    }
+
+    /// <summary>Folds a closed connection's counts into the totals.</summary>
+    public void CloseConnection(SockperfCounters counters)
+    {
+        lock (_lock)
+        {
+            if (_openConnections.Remove(counters))
+            {
+                _closedConnections += counters.Read();
+            }
+        }
+    }
+
+    /// <summary>Everything counted so far, UDP and TCP.</summary>
+    public SockperfTotals Snapshot()
+    {
+        var totals = default(SockperfTotals);
+        foreach (var worker in _udpWorkers)
+        {
+            totals += worker.Read();
+        }
+
+        lock (_lock)
+        {
+            totals += _closedConnections;
+            foreach (var connection in _openConnections)
+            {
+                totals += connection.Read();
+            }
+        }
+
+        return totals;
+    }
+}

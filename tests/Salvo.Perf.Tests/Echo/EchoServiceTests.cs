@@ -1,0 +1,113 @@
+using System.Net;
+using System.Net.Sockets;
+using Salvo.Perf.Echo;
+
+namespace Salvo.Perf.Tests.Echo;
+
+public sealed class EchoServiceTests
+{
+    /// <summary>Empty, one byte, one Ethernet frame's UDP payload and one more, a jumbo frame, the largest IPv4 UDP payload.</summary>
+    public static TheoryData<int> Sizes => [0, 1, 1472, 1473, 9000, 65_507];
+
+    [Theory]
+    [MemberData(nameof(Sizes))]
+    public async Task Udp_AnySize_ComesBackByteIdentical(int size)
+    {
+        await using var service = await EchoService.StartAsync(IPAddress.Loopback, 0, 1, new EchoSettings(null));
+        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
+        client.Connect(service.LocalEndPoint);
+        var request = Payload(size);
+        var reply = new byte[65_536];
+
+        await client.SendAsync(request);
+        var received = await client.ReceiveAsync(reply).WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(request, reply.AsSpan(0, received).ToArray());
+        Assert.Equal(1, service.Snapshot().UdpEchoed);
+    }
+
+    [Theory]
+    [MemberData(nameof(Sizes))]
+    public async Task Tcp_AnySize_ComesBackByteIdenticalAndClosesAfterTheClient(int size)
+    {
+        await using var service = await EchoService.StartAsync(IPAddress.Loopback, 0, 1, new EchoSettings(null));
+        using var stop = new CancellationTokenSource();
+        var serving = service.ServeTcpAsync(stop.Token);
+        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        await client.ConnectAsync(service.LocalEndPoint);
+        var request = Payload(size);
+
+        await client.SendAsync(request);
+        client.Shutdown(SocketShutdown.Send);
+        var echoed = await ReadToEndAsync(client).WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(request, echoed);
+        await stop.CancelAsync();
+        await serving.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.Equal(size, service.Snapshot().TcpBytesEchoed);
+    }
+
+    [Fact]
+    public async Task Udp_SourceOverItsRate_GetsTheBurstThenDropsCountedAsRateLimited()
+    {
+        // 0.001/s refills one token in 1,000 s: within the test only the burst of 32 can be echoed.
+        await using var service = await EchoService.StartAsync(IPAddress.Loopback, 0, 1, new EchoSettings(0.001));
+        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
+        client.Connect(service.LocalEndPoint);
+        const int Sent = 100;
+
+        for (var i = 0; i < Sent; i++)
+        {
+            await client.SendAsync(Payload(64));
+        }
+
+        for (var i = 0; i < 200 && service.Snapshot().UdpReceived < Sent; i++)
+        {
+            await Task.Delay(50);
+        }
+
+        var totals = service.Snapshot();
+        Assert.Equal(Sent, totals.UdpReceived);
+        Assert.Equal(32, totals.UdpEchoed);
+        Assert.Equal(Sent - 32, totals.RateLimited);
+        Assert.Equal(Sent - 32, totals.Dropped);
+    }
+
+    [Fact]
+    public async Task Cli_EchoRateWithoutEcho_IsRefusedNamingTheOption()
+    {
+        var (exit, _, error) = await Cli.RunAsync("server", "--echo-rate", "5", "-p", "0");
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("--echo-rate", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Cli_EchoWithOneOff_IsRefusedNamingTheOption()
+    {
+        var (exit, _, error) = await Cli.RunAsync("server", "--echo", "-1", "-p", "0");
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("--one-off", error, StringComparison.Ordinal);
+    }
+
+    private static byte[] Payload(int size)
+    {
+        var payload = new byte[size];
+        new Random(size).NextBytes(payload);
+        return payload;
+    }
+
+    private static async Task<byte[]> ReadToEndAsync(Socket socket)
+    {
+        using var all = new MemoryStream();
+        var buffer = new byte[65_536];
+        int read;
+        while ((read = await socket.ReceiveAsync(buffer)) > 0)
+        {
+            all.Write(buffer, 0, read);
+        }
+
+        return all.ToArray();
+    }
+}
