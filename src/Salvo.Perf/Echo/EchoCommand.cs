@@ -23,7 +23,7 @@ internal static class EchoCommand
 
         await using (service.ConfigureAwait(false))
         {
-            console.Line($"salvo server --echo listening on {service.LocalEndPoint} (UDP and TCP echo, RFC 862; {service.Workers} UDP worker(s); " +
+            console.Line($"salvo server --echo listening on {service.LocalEndPoint} (UDP and TCP echo, RFC 862; {service.Workers} UDP worker(s), {service.Backend} backend; " +
                 (settings.RatePerSource is { } rate ? $"at most {Format.Count(rate)} datagrams/s per source)" : "no rate limit)"));
             if (console.Format != OutputFormat.Text)
             {

@@ -45,4 +45,5 @@ internal sealed class EchoOptionSet
 
 /// <summary>How the echo service runs.</summary>
 /// <param name="RatePerSource">Datagrams per second echoed to one source, or null for no limit.</param>
-internal sealed record EchoSettings(double? RatePerSource);
+/// <param name="Backend">The UDP sockets' backend (--backend).</param>
+internal sealed record EchoSettings(double? RatePerSource, DatagramBackend Backend = DatagramBackend.Auto);

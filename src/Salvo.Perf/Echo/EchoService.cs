@@ -37,6 +37,9 @@ internal sealed class EchoService : IAsyncDisposable
     /// <summary>Workers receiving UDP.</summary>
     public int Workers => _udp.WorkerCount;
 
+    /// <summary>The backend the UDP sockets report they use.</summary>
+    public DatagramBackend Backend => _udp.Backend;
+
     /// <summary>
     /// Binds UDP, then TCP on the same port number. With port 0 the ephemeral UDP port may be taken for TCP,
     /// so a few fresh ports are tried.
@@ -51,6 +54,7 @@ internal sealed class EchoService : IAsyncDisposable
                 new DatagramServerOptions
                 {
                     EndPoint = new IPEndPoint(address, port),
+                    Backend = settings.Backend,
                     Workers = workers,
                     ReceiveBufferSize = 4 << 20,
                     SendBufferSize = 4 << 20,

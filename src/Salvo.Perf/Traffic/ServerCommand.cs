@@ -33,7 +33,7 @@ internal static class ServerCommand
         };
         echo.AddTo(command);
         command.SetAction((parse, cancellationToken) => echo.Read(parse, oneOff) is { } echoSettings
-            ? EchoCommand.RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"), parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings, cancellationToken)
+            ? EchoCommand.RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"), parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings with { Backend = BackendOption.Read(parse, backend) }, cancellationToken)
             : RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
             parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken));
         return command;

@@ -13,7 +13,21 @@ public sealed class EchoServiceTests
     [MemberData(nameof(Sizes))]
     public async Task Udp_AnySize_ComesBackByteIdentical(int size)
     {
-        await using var service = await EchoService.StartAsync(IPAddress.Loopback, 0, 1, new EchoSettings(null));
+        await EchoesByteIdenticalAsync(size, DatagramBackend.Auto);
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(65_507)]
+    public async Task Udp_OnThePortableBackend_EchoesAndSaysSo(int size)
+    {
+        var backend = await EchoesByteIdenticalAsync(size, DatagramBackend.Portable);
+        Assert.Equal(DatagramBackend.Portable, backend);
+    }
+
+    private static async Task<DatagramBackend> EchoesByteIdenticalAsync(int size, DatagramBackend backend)
+    {
+        await using var service = await EchoService.StartAsync(IPAddress.Loopback, 0, 1, new EchoSettings(null, backend));
         using var client = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
         client.Connect(service.LocalEndPoint);
         var request = Payload(size);
@@ -24,6 +38,7 @@ public sealed class EchoServiceTests
 
         Assert.Equal(request, reply.AsSpan(0, received).ToArray());
         Assert.Equal(1, service.Snapshot().UdpEchoed);
+        return service.Backend;
     }
 
     [Theory]
