@@ -119,7 +119,8 @@ internal static class CommonOptions
             if (TryGetValue(result, out double value) && !(allowZero && value == 0)
                 && (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0)))
             {
-                result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range (above {min.ToString(CultureInfo.InvariantCulture)}, at most 86400).");
+                var lowest = min == 0 ? "above 0" : $"at least {min.ToString(CultureInfo.InvariantCulture)}";
+                result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range ({lowest}, at most 86400).");
             }
         });
         return option;
