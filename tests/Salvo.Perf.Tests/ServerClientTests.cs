@@ -51,6 +51,19 @@ public sealed partial class ServerClientTests
         Assert.Equal(0, receiver.GetProperty("malformed").GetInt64());
     }
 
+    [Fact]
+    public async Task Server_CancelledAfterServingAClient_ExitsWith130AndSaysCancelled()
+    {
+        await using var server = await RunningServer.StartAsync();
+        var (clientExit, clientOutput) = await RunClientAsync(server.Port, reverse: false);
+        Assert.True(clientExit == 0, clientOutput);
+
+        var exit = await server.StopAsync();
+
+        Assert.Equal(CliException.CancelledExitCode, exit);
+        Assert.Contains("salvo: cancelled", server.Errors, StringComparison.Ordinal);
+    }
+
     private static async Task<(int Exit, string Output)> RunClientAsync(int port, bool reverse)
     {
         using var output = new StringWriter();
@@ -99,7 +112,7 @@ public sealed partial class ServerClientTests
         {
             var server = new RunningServer();
             var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false);
-            server._run = Task.Run(() => ServerCommand.RunAsync(console, IPAddress.Loopback, 0, 1, 0, false, server._stop.Token));
+            server._run = Task.Run(() => SalvoCli.RunAsync(["server", "-p", "0", "-i", "0"], console, server._stop.Token));
             for (var i = 0; i < 600 && server.Port == 0; i++)
             {
                 if (server._run.IsCompleted)
@@ -131,14 +144,16 @@ public sealed partial class ServerClientTests
             return false;
         }
 
-        public async ValueTask DisposeAsync()
+        /// <summary>Cancels the server as Ctrl+C does; returns its exit code.</summary>
+        public async Task<int> StopAsync()
         {
             await _stop.CancelAsync();
-            if (_run is not null)
-            {
-                await _run.WaitAsync(TimeSpan.FromSeconds(30));
-            }
+            return _run is null ? 0 : await _run.WaitAsync(TimeSpan.FromSeconds(30));
+        }
 
+        public async ValueTask DisposeAsync()
+        {
+            await StopAsync();
             _stop.Dispose();
             _output.Dispose();
             _error.Dispose();

@@ -74,7 +74,7 @@ internal static class SalvoCli
         catch (OperationCanceledException)
         {
             console.Error.WriteLine("salvo: cancelled");
-            return 130;
+            return CliException.CancelledExitCode;
         }
         catch (SocketException e)
         {
