@@ -106,8 +106,13 @@ internal static class LoopbackCommand
         }
 
         console.Line(string.Empty);
-        console.Line($"Median of {report.Settings.Repetitions} repetitions; {report.Environment.Describe()}; {Pinning(report.Settings)}.");
+        console.Line($"{report.Environment.Describe()}; {Pinning(report.Settings)}.");
         ToTable(report.Results).Write(console);
+        foreach (var line in Footnotes(report))
+        {
+            console.Line(line);
+        }
+
         var scope = report.Results.FirstOrDefault()?.CpuScope;
         if (scope == "process")
         {
@@ -119,7 +124,7 @@ internal static class LoopbackCommand
     public static TextTable ToTable(IEnumerable<LoopbackResult> results)
     {
         var table = new TextTable("method", "payload B", "datagrams/s", "spread", "Gbit/s", "sender CPU", "receiver CPU",
-            "alloc B/dgram", "GCs", "loss", "RcvbufErrors", "vs socket");
+            "alloc B/dgram", "GCs", "total loss", "total RcvbufErrors", "vs socket");
         foreach (var r in results)
         {
             table.Add(r.Method, Format.Count(r.PayloadBytes), Format.Count(r.DatagramsPerSecond), Format.Percent(r.SpreadPercent),
@@ -129,6 +134,21 @@ internal static class LoopbackCommand
         }
 
         return table;
+    }
+
+    /// <summary>What the columns summarise, and what each method in the table is.</summary>
+    public static IEnumerable<string> Footnotes(LoopbackReport report)
+    {
+        var repetitions = report.Settings.Repetitions;
+        yield return $"Per row: datagrams/s to GCs are medians of {repetitions} repetition(s), spread is (max - min) / median of datagrams/s; " +
+            $"total loss and total RcvbufErrors count all {repetitions} repetition(s) together (RcvbufErrors is system-wide).";
+        foreach (var name in report.Results.Select(r => r.Method).Distinct())
+        {
+            if (LoopbackMethods.Find(name) is { } method)
+            {
+                yield return $"  {name} = {method.Description}";
+            }
+        }
     }
 
     private static string DescribePoint(LoopbackSample s, int index, int total) =>
