@@ -173,7 +173,7 @@ internal static class LoopbackCommand
 
         public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.3, "Unmeasured seconds before each point's window.", min: 0.01);
 
-        public Option<int> Repeat { get; } = CommonOptions.Int("--repeat", null, 3, 1, 100, "Repetitions (rounds over all methods and sizes); the table shows the median.");
+        public Option<int> Repeat { get; } = CommonOptions.Int("--repeat", null, "COUNT", 3, 1, 100, "Repetitions (rounds over all methods and sizes); the table shows the median.");
 
         public Option<string> Methods { get; } = new("--methods", "-m")
         {
@@ -207,7 +207,7 @@ internal static class LoopbackCommand
             AllowMultipleArgumentsPerToken = true,
         };
 
-        public Option<int> ServerSenders { get; } = CommonOptions.Int("--server-senders", null, 0, 0, 1024,
+        public Option<int> ServerSenders { get; } = CommonOptions.Int("--server-senders", null, "THREADS", 0, 0, 1024,
             "Sender threads feeding each server-wN point; 0 = one per worker, up to half the CPUs (one on two CPUs).");
 
         public Option<bool> NoPin { get; } = new("--no-pin")
@@ -215,11 +215,11 @@ internal static class LoopbackCommand
             Description = "Do not pin the sender and receiver threads to CPUs. Defaults to pinning on Linux when 2 or more CPUs are allowed.",
         };
 
-        public Option<int> SenderCpu { get; } = CommonOptions.Int("--sender-cpu", null, -1, -1, 1023, "CPU for the sender thread; -1 = the first allowed CPU.");
+        public Option<int> SenderCpu { get; } = CommonOptions.Int("--sender-cpu", null, "CPU", -1, -1, 1023, "CPU for the sender thread; -1 = the first allowed CPU.");
 
-        public Option<int> ReceiverCpu { get; } = CommonOptions.Int("--receiver-cpu", null, -1, -1, 1023, "CPU for the receiver thread; -1 = the second allowed CPU.");
+        public Option<int> ReceiverCpu { get; } = CommonOptions.Int("--receiver-cpu", null, "CPU", -1, -1, 1023, "CPU for the receiver thread; -1 = the second allowed CPU.");
 
-        public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
+        public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, "BYTES", 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
 
         public void AddTo(Command command)
         {

@@ -14,8 +14,8 @@ internal static class SoakCommand
     public static Command Create(CliConsole console)
     {
         var time = CommonOptions.Seconds("--time", "-t", 60, $"Seconds of load, at least 3; a verdict on memory needs at least {SoakJudge.MinimumRunSeconds} ({SoakJudge.WarmupSeconds} s warm-up, then {SoakJudge.MinimumJudgedSeconds} s between two full collections).", min: 3);
-        var rate = CommonOptions.Int("--rate", "-r", 2000, 100, 1_000_000, "Datagrams per second sent to the echo server.");
-        var connections = CommonOptions.Int("--connections", "-c", 5, 1, 1000, "TCP connections opened (and closed) per second.");
+        var rate = CommonOptions.Int("--rate", "-r", "PER_SECOND", 2000, 100, 1_000_000, "Datagrams per second sent to the echo server.");
+        var connections = CommonOptions.Int("--connections", "-c", "PER_SECOND", 5, 1, 1000, "TCP connections opened (and closed) per second.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between samples.");
         var command = new Command("soak",
             "Runs a mixed load in this process for -t seconds (datagrams of varied sizes through a DatagramServer echo, " +

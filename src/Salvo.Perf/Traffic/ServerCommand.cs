@@ -17,7 +17,7 @@ internal static class ServerCommand
     {
         var port = CommonOptions.Port(0);
         var bind = CommonOptions.Bind("Address to listen on.");
-        var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
+        var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one client, then exit. Defaults to serving until Ctrl+C." };
         var command = new Command("server",
