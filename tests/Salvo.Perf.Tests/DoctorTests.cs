@@ -28,6 +28,17 @@ public sealed class DoctorTests
     }
 
     [Fact]
+    public async Task Text_NotATerminal_NoLineEndsInPadding()
+    {
+        var (exit, output, _) = await Cli.RunAsync("doctor");
+
+        Assert.Equal(0, exit);
+        var lines = output.Split('\n');
+        Assert.Contains(lines, line => line.StartsWith("check ", StringComparison.Ordinal));
+        Assert.All(lines, line => Assert.False(line.EndsWith(' '), $"padded to {line.Length} characters: '{line}'"));
+    }
+
+    [Fact]
     public async Task Json_PrintsFindingsWithStatusAsText()
     {
         var (exit, output, _) = await Cli.RunAsync("doctor", "--json");

@@ -2,7 +2,6 @@ using System.Net;
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
-using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Tests;
 
@@ -59,8 +58,20 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
         IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto, OutputFormat format = OutputFormat.JsonStream)
     {
         var server = new SalvoServerUnderTest();
-        var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false) { Format = format };
-        server._run = Task.Run(() => ServerCommand.RunAsync(console, address ?? IPAddress.Loopback, 0, 1, 0, oneOff, backend, server._stop.Token));
+        var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false);
+        // Through the command line, as a user runs it: Ctrl+C (the stop token) then ends it with exit code 130.
+        var args = new List<string> { "server", "-p", "0", "-i", "0", "-B", (address ?? IPAddress.Loopback).ToString(), "--backend", BackendName(backend) };
+        if (oneOff)
+        {
+            args.Add("-1");
+        }
+
+        if (format == OutputFormat.JsonStream)
+        {
+            args.Add("--json-stream");
+        }
+
+        server._run = Task.Run(() => SalvoCli.RunAsync([.. args], console, server._stop.Token));
         for (var i = 0; i < 600 && server.Port == 0; i++)
         {
             Assert.False(server._run.IsCompleted, $"the server stopped: {server._run.Exception?.GetBaseException().Message} {server.Log}");
@@ -127,7 +138,7 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
         return Output;
     }
 
-    /// <summary>Waits (bounded) for the server to end by itself and returns its exit code.</summary>
+    /// <summary>Waits (bounded) for the server to end and returns its exit code: 0 after its one test (-1), 130 when stopped.</summary>
     public Task<int> StoppedAsync() => _run!.WaitAsync(TimeSpan.FromSeconds(30));
 
     public async ValueTask DisposeAsync()
@@ -135,13 +146,20 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
         await _stop.CancelAsync();
         if (_run is not null)
         {
-            Assert.Equal(0, await _run.WaitAsync(TimeSpan.FromSeconds(30)));
+            Assert.Contains(await _run.WaitAsync(TimeSpan.FromSeconds(30)), new[] { 0, CliException.CancelledExitCode });
         }
 
         _stop.Dispose();
         _output.Dispose();
         _error.Dispose();
     }
+
+    private static string BackendName(DatagramBackend backend) => backend switch
+    {
+        DatagramBackend.LinuxBatched => "linux",
+        DatagramBackend.Portable => "portable",
+        _ => "auto",
+    };
 
     [GeneratedRegex(@"listening on \S*:(\d+)")]
     private static partial Regex Listening();

@@ -110,6 +110,20 @@ public sealed class ServerClientTests
         Assert.Equal(0, await server.StoppedAsync());
     }
 
+    [Fact]
+    public async Task Server_CancelledAfterServingAClient_ExitsWith130AndSaysCancelled()
+    {
+        await using var server = await SalvoServerUnderTest.StartAsync(format: OutputFormat.Text);
+        var (clientExit, clientOutput) = await RunClientAsync(server.Port, reverse: false);
+        Assert.True(clientExit == 0, clientOutput);
+
+        await server.StopAsync();
+        var exit = await server.StoppedAsync();
+
+        Assert.Equal(CliException.CancelledExitCode, exit);
+        Assert.Contains("salvo: cancelled", server.Log, StringComparison.Ordinal);
+    }
+
     private static async Task<(int Exit, string Output)> RunClientAsync(int port, bool reverse, IPAddress? address = null, DatagramBackend backend = DatagramBackend.Auto)
     {
         using var output = new StringWriter();

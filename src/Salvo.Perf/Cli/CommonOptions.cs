@@ -51,9 +51,17 @@ internal static class CommonOptions
     };
 
     /// <summary>An integer option that must lie in [min, max]; the error names the option.</summary>
-    public static Option<int> Int(string name, string? alias, int defaultValue, int min, int max, string description)
+    /// <param name="name">The option's name.</param>
+    /// <param name="alias">Its short alias, or null.</param>
+    /// <param name="helpName">What the value is, as --help shows it (COUNT, BYTES, MS), instead of the option's own name.</param>
+    /// <param name="defaultValue">The default.</param>
+    /// <param name="min">The smallest value allowed.</param>
+    /// <param name="max">The largest value allowed.</param>
+    /// <param name="description">Help text; "Defaults to ..." is appended.</param>
+    public static Option<int> Int(string name, string? alias, string helpName, int defaultValue, int min, int max, string description)
     {
         var option = alias is null ? new Option<int>(name) : new Option<int>(name, alias);
+        option.HelpName = helpName;
         option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
@@ -67,9 +75,18 @@ internal static class CommonOptions
     }
 
     /// <summary>A number that must lie in [min, max] (NaN refused); the error names the option and the unit.</summary>
-    public static Option<double> Double(string name, string? alias, double defaultValue, double min, double max, string unit, string description)
+    /// <param name="name">The option's name.</param>
+    /// <param name="alias">Its short alias, or null.</param>
+    /// <param name="helpName">What the value is, as --help shows it, instead of the option's own name.</param>
+    /// <param name="defaultValue">The default.</param>
+    /// <param name="min">The smallest value allowed.</param>
+    /// <param name="max">The largest value allowed.</param>
+    /// <param name="unit">The unit, for the error message.</param>
+    /// <param name="description">Help text; "Defaults to ..." is appended.</param>
+    public static Option<double> Double(string name, string? alias, string helpName, double defaultValue, double min, double max, string unit, string description)
     {
         var option = alias is null ? new Option<double>(name) : new Option<double>(name, alias);
+        option.HelpName = helpName;
         option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
@@ -119,7 +136,8 @@ internal static class CommonOptions
             if (TryGetValue(result, out double value) && !(allowZero && value == 0)
                 && (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0)))
             {
-                result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range (above {min.ToString(CultureInfo.InvariantCulture)}, at most 86400).");
+                var lowest = min == 0 ? "above 0" : $"at least {min.ToString(CultureInfo.InvariantCulture)}";
+                result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range ({lowest}, at most 86400).");
             }
         });
         return option;
@@ -145,7 +163,7 @@ internal static class CommonOptions
 
     /// <summary>-p/--port.</summary>
     public static Option<int> Port(int min) =>
-        Int("--port", "-p", DefaultPort, min, 65_535, "TCP control and UDP data port.");
+        Int("--port", "-p", "PORT", DefaultPort, min, 65_535, "TCP control and UDP data port.");
 
     /// <summary>-B/--bind: the local address to bind.</summary>
     public static Option<string> Bind(string description) => new("--bind", "-B")

@@ -1,5 +1,4 @@
 using System.CommandLine;
-using System.CommandLine.Help;
 using System.Net.Sockets;
 using Salvo.Perf.Connections;
 using Salvo.Perf.Doctor;
@@ -34,10 +33,10 @@ internal static class SalvoCli
             Soak.SoakCommand.Create(console),
             Transport.TransportCommand.Create(console),
         };
-        root.Options.Add(new HelpOption());
         root.Options.Add(new VersionOption());
         root.Options.Add(CommonOptions.Json);
         root.Options.Add(CommonOptions.JsonStream);
+        root.Options.Add(HelpText.Option());
         return root;
     }
 
@@ -74,7 +73,7 @@ internal static class SalvoCli
         catch (OperationCanceledException)
         {
             console.Error.WriteLine("salvo: cancelled");
-            return 130;
+            return CliException.CancelledExitCode;
         }
         catch (SocketException e)
         {

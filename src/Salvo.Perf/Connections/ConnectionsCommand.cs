@@ -11,18 +11,18 @@ internal static class ConnectionsCommand
 {
     public static Command Create(CliConsole console)
     {
-        var count = CommonOptions.Int("--count", "-n", 10_000, 1, 1_000_000, "Connections to open.");
-        var active = CommonOptions.Int("--active", null, 10_000, 0, 1_000_000, "How many of them send (at most --count).");
-        var rate = CommonOptions.Double("--rate", "-r", 100_000, 0, 10_000_000, "messages/s",
+        var count = CommonOptions.Int("--count", "-n", "COUNT", 10_000, 1, 1_000_000, "Connections to open.");
+        var active = CommonOptions.Int("--active", null, "COUNT", 10_000, 0, 1_000_000, "How many of them send (at most --count).");
+        var rate = CommonOptions.Double("--rate", "-r", "PER_SECOND", 100_000, 0, 10_000_000, "messages/s",
             "Messages per second in total from the active connections; 0 only opens and measures idle connections.");
         var duration = CommonOptions.Seconds("--time", "-t", 10, "Seconds of traffic.");
-        var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message in bytes (8 carry the send time).");
-        var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message in bytes.");
+        var minSize = CommonOptions.Int("--min-size", null, "BYTES", 16, 8, 65_536, "Smallest message in bytes (8 carry the send time).");
+        var maxSize = CommonOptions.Int("--max-size", null, "BYTES", 512, 8, 65_536, "Largest message in bytes.");
         var server = CommonOptions.Choice("--server",
             "The echo server measured: salvo (StreamServer: pipelines, zero-byte reads, pooled pinned blocks) or plain (the usual .NET loop: " +
             "a task and a 4 KiB byte[] per connection, awaiting ReceiveAsync into it), the baseline to compare with.",
             ServerNames.Salvo, ServerNames.Plain);
-        var batch = CommonOptions.Int("--batch", null, 1, 1, 64, "Messages written to a connection together, in one send; --rate still counts messages.");
+        var batch = CommonOptions.Int("--batch", null, "COUNT", 1, 1, 64, "Messages written to a connection together, in one send; --rate still counts messages.");
         var settle = CommonOptions.Seconds("--settle", null, 0,
             "After the traffic, seconds to wait for echoes still in flight, sending nothing new: they count as echoed (and the rest as " +
             "unanswered) but not toward messages/s. 0 stops at once, leaving what is in flight unanswered.", allowZero: true);
@@ -30,7 +30,7 @@ internal static class ConnectionsCommand
         {
             Description = "Run the servers' socket completions on the runtime's epoll threads (" + ShardProcess.InlineCompletionsVariable +
                           "=1) instead of queueing each to the thread pool: no hop per message, and no queue that grows large " +
-                          "arrays under bursts. Only for handlers that never block.",
+                          "arrays under bursts. Only for handlers that never block. Defaults to off.",
         };
         var framing = CommonOptions.Choice("--framing", "length (4-byte big-endian length prefix) or stx (STX...ETX with escapes).", "length", "stx");
         var client = CommonOptions.Choice("--client",

@@ -10,7 +10,7 @@ internal static class ShardCommands
 {
     public static Command Server()
     {
-        var port = CommonOptions.Int("--port", null, 0, 0, 65_535, "Port to share (0: pick one and report it).");
+        var port = CommonOptions.Int("--port", null, "PORT", 0, 0, 65_535, "Port to share (0: pick one and report it).");
         var framing = Framing();
         var server = CommonOptions.Choice("--server", "salvo or plain.", ServerNames.Salvo, ServerNames.Plain);
         var address = CommonOptions.LoopbackBind();
@@ -26,18 +26,18 @@ internal static class ShardCommands
 
     public static Command Client()
     {
-        var port = CommonOptions.Int("--port", null, 0, 1, 65_535, "Server port on --bind.");
+        var port = CommonOptions.Int("--port", null, "PORT", 0, 1, 65_535, "Server port on --bind.");
         var address = CommonOptions.LoopbackBind();
-        var source = new Option<string>("--source") { Description = "Source address.", DefaultValueFactory = _ => "127.0.0.2" };
-        var count = CommonOptions.Int("--count", null, 1, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections.");
-        var active = CommonOptions.Int("--active", null, 0, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections that send.");
-        var rate = new Option<double>("--rate") { Description = "Messages/s.", DefaultValueFactory = _ => 0 };
+        var source = new Option<string>("--source") { Description = "Source address. Defaults to 127.0.0.2.", HelpName = "ADDRESS", DefaultValueFactory = _ => "127.0.0.2" };
+        var count = CommonOptions.Int("--count", null, "COUNT", 1, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections.");
+        var active = CommonOptions.Int("--active", null, "COUNT", 0, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections that send.");
+        var rate = new Option<double>("--rate") { Description = "Messages/s. Defaults to 0.", HelpName = "PER_SECOND", DefaultValueFactory = _ => 0 };
         var time = CommonOptions.Seconds("--time", null, 10, "Seconds of traffic.");
-        var minSize = CommonOptions.Int("--min-size", null, 16, 8, 65_536, "Smallest message.");
-        var maxSize = CommonOptions.Int("--max-size", null, 512, 8, 65_536, "Largest message.");
+        var minSize = CommonOptions.Int("--min-size", null, "BYTES", 16, 8, 65_536, "Smallest message.");
+        var maxSize = CommonOptions.Int("--max-size", null, "BYTES", 512, 8, 65_536, "Largest message.");
         var framing = Framing();
         var client = CommonOptions.Choice("--client", "epoll or salvo.", LoadClientNames.Choices);
-        var batch = CommonOptions.Int("--batch", null, 1, 1, 64, "Messages per send.");
+        var batch = CommonOptions.Int("--batch", null, "COUNT", 1, 1, 64, "Messages per send.");
         var settle = CommonOptions.Seconds("--settle", null, 0, "Seconds to wait for echoes after the traffic.", allowZero: true);
         var command = new Command("shard-client", "Internal: one client process of 'salvo connections'.")
         {

@@ -12,7 +12,7 @@ internal sealed class EchoOptionSet
             "--port comes back unchanged. Defaults to off.",
     };
 
-    public Option<double> RatePerSource { get; } = CommonOptions.Double("--echo-rate", null, 0, 0, 100_000_000, "datagrams/s",
+    public Option<double> RatePerSource { get; } = CommonOptions.Double("--echo-rate", null, "PER_SECOND", 0, 0, 100_000_000, "datagrams/s",
         "With --echo: the most UDP datagrams per second echoed to one source address and port (a burst of 32 first); the rest " +
         "are dropped and counted as rate_limited. An open echo service reflects traffic at whatever source a packet claims; " +
         "set this before binding a public address. 0 = no limit.");

@@ -13,17 +13,17 @@ internal static class ImpairCommand
 {
     public static Command Create(CliConsole console)
     {
-        var listen = new Option<string>("--listen") { Description = "ADDRESS:PORT clients send to (bound exactly there; [::]:PORT takes IPv4 and IPv6). Defaults to 127.0.0.1:47020.", DefaultValueFactory = _ => "127.0.0.1:47020" };
-        var forward = new Option<string>("--forward") { Description = "ADDRESS:PORT of the server datagrams are relayed to. Defaults to 127.0.0.1:47010.", DefaultValueFactory = _ => "127.0.0.1:47010" };
+        var listen = new Option<string>("--listen") { Description = "ADDRESS:PORT clients send to (bound exactly there; [::]:PORT takes IPv4 and IPv6). Defaults to 127.0.0.1:47020.", HelpName = "ADDRESS:PORT", DefaultValueFactory = _ => "127.0.0.1:47020" };
+        var forward = new Option<string>("--forward") { Description = "ADDRESS:PORT of the server datagrams are relayed to. Defaults to 127.0.0.1:47010.", HelpName = "ADDRESS:PORT", DefaultValueFactory = _ => "127.0.0.1:47010" };
         var drop = Probability("--drop", "Chance of dropping each datagram, 0 to 1.");
         var duplicate = Probability("--duplicate", "Chance of sending a datagram twice, 0 to 1.");
         var reorder = Probability("--reorder", "Chance of holding a datagram back so later ones overtake it, 0 to 1.");
-        var gap = CommonOptions.Int("--reorder-gap", null, 3, 1, 1000, "Later datagrams that overtake a held one before it is released.");
-        var hold = CommonOptions.Int("--reorder-hold-ms", null, 50, 0, 10_000, "Longest a held datagram waits when fewer later ones come, in ms.");
+        var gap = CommonOptions.Int("--reorder-gap", null, "COUNT", 3, 1, 1000, "Later datagrams that overtake a held one before it is released.");
+        var hold = CommonOptions.Int("--reorder-hold-ms", null, "MS", 50, 0, 10_000, "Longest a held datagram waits when fewer later ones come, in ms.");
         var delay = new Option<string>("--delay-ms") { Description = "Added delay in ms, one value or MIN..MAX (uniform); order is kept. Defaults to 0.", HelpName = "MS|MIN..MAX", DefaultValueFactory = _ => "0" };
-        var seed = new Option<ulong>("--seed") { Description = "Seed of the impairments: the same seed and traffic give the same decisions. Defaults to 1.", DefaultValueFactory = _ => 1 };
+        var seed = new Option<ulong>("--seed") { Description = "Seed of the impairments: the same seed and traffic give the same decisions. Defaults to 1.", HelpName = "SEED", DefaultValueFactory = _ => 1 };
         var time = CommonOptions.Seconds("--time", "-t", 10, "Seconds to relay.");
-        var sessions = CommonOptions.Int("--max-sessions", null, 64, 1, 4096, "Client addresses tracked at once (one upstream socket each).");
+        var sessions = CommonOptions.Int("--max-sessions", null, "COUNT", 64, 1, 4096, "Client addresses tracked at once (one upstream socket each).");
         var tcp = new Option<bool>("--tcp")
         {
             Description = "Also pass TCP connections on the listen address through to the forward address, untouched (salvo client's control " +

@@ -105,8 +105,13 @@ internal static class LoopbackCommand
         }
 
         console.Line(string.Empty);
-        console.Line($"Median of {report.Settings.Repetitions} repetitions; {report.Environment.Describe()}; {Pinning(report.Settings)}.");
+        console.Line($"{report.Environment.Describe()}; {Pinning(report.Settings)}.");
         ToTable(report.Results).Write(console);
+        foreach (var line in Footnotes(report))
+        {
+            console.Line(line);
+        }
+
         var scope = report.Results.FirstOrDefault()?.CpuScope;
         if (scope == "process")
         {
@@ -118,7 +123,7 @@ internal static class LoopbackCommand
     public static TextTable ToTable(IEnumerable<LoopbackResult> results)
     {
         var table = new TextTable("method", "backend", "payload B", "datagrams/s", "spread", "Gbit/s", "sender CPU", "receiver CPU",
-            "alloc B/dgram", "GCs", "loss", "RcvbufErrors", "vs socket");
+            "alloc B/dgram", "GCs", "total loss", "total RcvbufErrors", "vs socket");
         foreach (var r in results)
         {
             table.Add(r.Method, r.Backend?.ToString() ?? "-", Format.Count(r.PayloadBytes), Format.Count(r.DatagramsPerSecond), Format.Percent(r.SpreadPercent),
@@ -128,6 +133,21 @@ internal static class LoopbackCommand
         }
 
         return table;
+    }
+
+    /// <summary>What the columns summarise, and what each method in the table is.</summary>
+    public static IEnumerable<string> Footnotes(LoopbackReport report)
+    {
+        var repetitions = report.Settings.Repetitions;
+        yield return $"Per row: datagrams/s to GCs are medians of {repetitions} repetition(s), spread is (max - min) / median of datagrams/s; " +
+            $"total loss and total RcvbufErrors count all {repetitions} repetition(s) together (RcvbufErrors is system-wide).";
+        foreach (var name in report.Results.Select(r => r.Method).Distinct())
+        {
+            if (LoopbackMethods.Find(name) is { } method)
+            {
+                yield return $"  {name} = {method.Description}";
+            }
+        }
     }
 
     private static string DescribePoint(LoopbackSample s, int index, int total) =>
@@ -152,7 +172,7 @@ internal static class LoopbackCommand
 
         public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.3, "Unmeasured seconds before each point's window.", min: 0.01);
 
-        public Option<int> Repeat { get; } = CommonOptions.Int("--repeat", null, 3, 1, 100, "Repetitions (rounds over all methods and sizes); the table shows the median.");
+        public Option<int> Repeat { get; } = CommonOptions.Int("--repeat", null, "COUNT", 3, 1, 100, "Repetitions (rounds over all methods and sizes); the table shows the median.");
 
         public Option<string> Methods { get; } = new("--methods", "-m")
         {
@@ -186,7 +206,7 @@ internal static class LoopbackCommand
             AllowMultipleArgumentsPerToken = true,
         };
 
-        public Option<int> ServerSenders { get; } = CommonOptions.Int("--server-senders", null, 0, 0, 1024,
+        public Option<int> ServerSenders { get; } = CommonOptions.Int("--server-senders", null, "THREADS", 0, 0, 1024,
             "Sender threads feeding each server-wN point; 0 = one per worker, up to half the CPUs (one on two CPUs).");
 
         public Option<bool> NoPin { get; } = new("--no-pin")
@@ -194,13 +214,13 @@ internal static class LoopbackCommand
             Description = "Do not pin the sender and receiver threads to CPUs. Defaults to pinning on Linux when 2 or more CPUs are allowed.",
         };
 
-        public Option<int> SenderCpu { get; } = CommonOptions.Int("--sender-cpu", null, -1, -1, 1023, "CPU for the sender thread; -1 = the first allowed CPU.");
+        public Option<int> SenderCpu { get; } = CommonOptions.Int("--sender-cpu", null, "CPU", -1, -1, 1023, "CPU for the sender thread; -1 = the first allowed CPU.");
 
-        public Option<int> ReceiverCpu { get; } = CommonOptions.Int("--receiver-cpu", null, -1, -1, 1023, "CPU for the receiver thread; -1 = the second allowed CPU.");
+        public Option<int> ReceiverCpu { get; } = CommonOptions.Int("--receiver-cpu", null, "CPU", -1, -1, 1023, "CPU for the receiver thread; -1 = the second allowed CPU.");
 
         public Option<string> Backend { get; } = BackendOption.Create("the salvo, salvo-gso, salvo-async and server-wN methods");
 
-        public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
+        public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, "BYTES", 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
 
         public Option<string> Bind { get; } = CommonOptions.LoopbackBind();
 

@@ -37,7 +37,11 @@ internal sealed record LoopbackSample(
     long? KernelRcvbufErrors,
     DatagramBackend? Backend = null);
 
-/// <summary>The median over repetitions of one method at one payload size.</summary>
+/// <summary>
+/// One method at one payload size over all repetitions: rates, CPU and allocation are medians over the
+/// repetitions; loss and kernel drops are totals over all of them, so the two count the same datagrams
+/// (a median loss of 0 % beside the sum of every repetition's drops read as a contradiction).
+/// </summary>
 /// <param name="Method">The method's name.</param>
 /// <param name="PayloadBytes">Bytes per datagram.</param>
 /// <param name="Repetitions">Samples summarised.</param>
@@ -52,8 +56,8 @@ internal sealed record LoopbackSample(
 /// <param name="ProcessCpuPercent">Median process CPU, percent of one core.</param>
 /// <param name="AllocatedBytesPerDatagram">Median bytes allocated per datagram.</param>
 /// <param name="GcCount">Median GC count per window.</param>
-/// <param name="LossPercent">Median loss, percent.</param>
-/// <param name="KernelRcvbufErrors">Sum of RcvbufErrors deltas, or null when unknown.</param>
+/// <param name="LossPercent">(sent - received) / sent over all repetitions together, percent.</param>
+/// <param name="KernelRcvbufErrors">Sum of RcvbufErrors deltas over all repetitions, or null when unknown.</param>
 /// <param name="RatioToSocket">Median datagrams/s over the socket method's at the same size, or null.</param>
 /// <param name="CpuScope">"thread" when CPU is per end, "process" when only the process total was readable.</param>
 /// <param name="AllocationScope">"thread" (per-end counters) or "process" (async methods).</param>
@@ -80,7 +84,7 @@ internal sealed record LoopbackResult(
     string AllocationScope,
     DatagramBackend? Backend)
 {
-    /// <summary>Medians per (method, payload) in first-seen order, with the ratio to the baseline.</summary>
+    /// <summary>Summaries per (method, payload) in first-seen order, with the ratio to the baseline.</summary>
     public static IReadOnlyList<LoopbackResult> Summarize(IEnumerable<LoopbackSample> samples, IReadOnlyList<ILoopbackMethod> methods)
     {
         var groups = samples.GroupBy(s => (s.Method, s.PayloadBytes)).ToList();
@@ -108,13 +112,20 @@ internal sealed record LoopbackResult(
                 Median(g, s => s.ProcessCpuPercent),
                 Median(g, s => s.AllocatedBytesPerDatagram),
                 Median(g, s => s.GcCount),
-                Median(g, s => s.LossPercent),
+                TotalLossPercent(g),
                 kernel,
                 baseline.TryGetValue(g.Key.PayloadBytes, out var b) && b > 0 ? rate.Median / b : null,
                 cpuScope,
                 isAsync ? "process" : "thread",
                 g.First().Backend);
         }).ToList();
+    }
+
+    private static double TotalLossPercent(IEnumerable<LoopbackSample> samples)
+    {
+        var sent = samples.Sum(s => s.Sent);
+        var received = samples.Sum(s => s.Received);
+        return sent == 0 ? 0 : 100.0 * Math.Max(0, sent - received) / sent;
     }
 
     private static double Median(IEnumerable<LoopbackSample> samples, Func<LoopbackSample, double> value) =>
@@ -152,7 +163,7 @@ internal sealed record LoopbackSettings(
 /// <param name="Command">"loopback".</param>
 /// <param name="Environment">Where it ran.</param>
 /// <param name="Settings">How it ran.</param>
-/// <param name="Results">Medians per method and size.</param>
+/// <param name="Results">Per method and size: medians, and loss and drop totals.</param>
 /// <param name="Samples">Every point.</param>
 internal sealed record LoopbackReport(
     string Command,

@@ -12,7 +12,7 @@ internal sealed class NaiveMethod : ILoopbackMethod
 {
     public string Name => "naive";
 
-    public string Description => "UdpClient.SendAsync/ReceiveAsync with IPEndPoint (allocates per datagram)";
+    public string Description => "the usual .NET code: UdpClient.SendAsync/ReceiveAsync with IPEndPoint (allocates per datagram)";
 
     public bool IsAsync => true;
 

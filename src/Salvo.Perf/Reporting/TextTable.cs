@@ -56,16 +56,19 @@ internal sealed class TextTable(params string[] headers)
         }
 
         var text = new StringBuilder();
+        var line = new StringBuilder();
         foreach (var row in _rows.Prepend(headers))
         {
+            line.Clear();
             for (var i = 0; i < headers.Length; i++)
             {
                 var cell = i < row.Length ? row[i] : string.Empty;
-                text.Append(LeftAligned.Contains(i) ? cell.PadRight(widths[i]) : cell.PadLeft(widths[i]));
-                text.Append(i + 1 < headers.Length ? "  " : string.Empty);
+                line.Append(LeftAligned.Contains(i) ? cell.PadRight(widths[i]) : cell.PadLeft(widths[i]));
+                line.Append(i + 1 < headers.Length ? "  " : string.Empty);
             }
 
-            text.Append('\n');
+            // A left-aligned last column would pad every line to the longest cell (doctor's recommendations: ~260 characters).
+            text.Append(line.ToString().TrimEnd(' ')).Append('\n');
         }
 
         return text.ToString();

@@ -67,10 +67,10 @@ internal static class RrCommand
     /// <summary>The rr options.</summary>
     internal sealed class RrOptionSet
     {
-        public Option<int> Request { get; } = CommonOptions.Int("--request", null, 512, SockperfHeader.Size, ValueParsers.MaxUdpPayload,
+        public Option<int> Request { get; } = CommonOptions.Int("--request", null, "BYTES", 512, SockperfHeader.Size, ValueParsers.MaxUdpPayload,
             "Request size in bytes (at least 28 with --protocol salvo).");
 
-        public Option<int> Response { get; } = CommonOptions.Int("--response", null, 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload,
+        public Option<int> Response { get; } = CommonOptions.Int("--response", null, "BYTES", 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload,
             "Response size in bytes (with --protocol sockperf: the request's size, which is what a sockperf server answers).");
 
         public Option<string> Protocol { get; } = CommonOptions.Choice("--protocol",
@@ -78,15 +78,15 @@ internal static class RrCommand
             "(sockperf's UDP ping-pong messages, answered by a stock 'sockperf server' or by 'salvo server'; needs --server).",
             RrProtocols.Salvo, RrProtocols.Sockperf);
 
-        public Option<int> Parallel { get; } = CommonOptions.Int("--parallel", "-P", 1, 1, 65_535, "Requests in flight (closed loop).");
+        public Option<int> Parallel { get; } = CommonOptions.Int("--parallel", "-P", "REQUESTS", 1, 1, 65_535, "Requests in flight (closed loop).");
 
-        public Option<int> Connections { get; } = CommonOptions.Int("--connections", "-c", 1, 1, 256, "Client sockets, each on its own thread (closed loop: at most --parallel).");
+        public Option<int> Connections { get; } = CommonOptions.Int("--connections", "-c", "SOCKETS", 1, 1, 256, "Client sockets, each on its own thread (closed loop: at most --parallel).");
 
         public Option<double> Duration { get; } = CommonOptions.Seconds("--time", "-t", 5, "Measured seconds.");
 
         public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds first.", min: 0.01);
 
-        public Option<double> Rate { get; } = CommonOptions.Double("--rate", null, 0, 0, 10_000_000, "requests/s",
+        public Option<double> Rate { get; } = CommonOptions.Double("--rate", null, "PER_SECOND", 0, 0, 10_000_000, "requests/s",
             "Fixed rate in requests/s over all connections (open loop; latency from the intended send time); 0 is the closed loop.");
 
         public Option<string?> Server { get; } = new("--server", "-s")
@@ -95,23 +95,23 @@ internal static class RrCommand
             HelpName = "HOST:PORT",
         };
 
-        public Option<int> Timeout { get; } = CommonOptions.Int("--timeout-ms", null, 1000, 1, 60_000, "Milliseconds after which an unanswered request counts as lost (and, closed loop, is replaced).");
+        public Option<int> Timeout { get; } = CommonOptions.Int("--timeout-ms", null, "MS", 1000, 1, 60_000, "Milliseconds after which an unanswered request counts as lost (and, closed loop, is replaced).");
 
         public Option<string> Responder { get; } = CommonOptions.Choice("--responder",
             "The in-process responder: socket (one DatagramSocket answering on a thread) or server (a DatagramServer with one worker and a batched handler).",
             "socket", "server");
 
-        public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, 0, 0, 10_000, "microseconds",
+        public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, "MICROSECONDS", 0, 0, 10_000, "microseconds",
             "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU); 0 is off.");
 
         public Option<bool> NoPin { get; } = new("--no-pin")
         {
-            Description = "Do not pin threads. By default (Linux) the client threads run on the first allowed CPU and the in-process responder on the second, so the two never share a core.",
+            Description = "Do not pin threads. By default (Linux) the client threads run on the first allowed CPU and the in-process responder on the second, so the two never share a core. Defaults to pinned.",
         };
 
-        public Option<int> ClientCpu { get; } = CommonOptions.Int("--client-cpu", null, -1, -1, 1023, "CPU for the client threads; -1 = the first allowed CPU.");
+        public Option<int> ClientCpu { get; } = CommonOptions.Int("--client-cpu", null, "CPU", -1, -1, 1023, "CPU for the client threads; -1 = the first allowed CPU.");
 
-        public Option<int> ResponderCpu { get; } = CommonOptions.Int("--responder-cpu", null, -1, -1, 1023,
+        public Option<int> ResponderCpu { get; } = CommonOptions.Int("--responder-cpu", null, "CPU", -1, -1, 1023,
             "CPU for the in-process responder's thread; -1 = the second allowed CPU. Equal to --client-cpu to measure both ends on one core.");
 
         public Option<string> Backend { get; } = BackendOption.Create("the in-process responder's socket (a remote --server chooses its own)");

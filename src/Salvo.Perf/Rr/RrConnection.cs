@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Measurement;
+using Salvo.Perf.Pacing;
 using Salvo.Perf.Protocol;
 
 namespace Salvo.Perf.Rr;
@@ -113,24 +114,32 @@ internal sealed class RrConnection : IDisposable
         }
     }
 
-    /// <summary>Sends <paramref name="perSecond"/> requests a second on schedule until the window ends (the pacer thread).</summary>
+    /// <summary>
+    /// Sends <paramref name="perSecond"/> requests a second until the window ends (the pacer thread), in
+    /// bursts paced by a <see cref="Pacer"/>; each request carries its burst's due time, so latency counts
+    /// from when the request was meant to leave.
+    /// </summary>
     public void RunPacer(double perSecond, long beginNanoseconds)
     {
-        var period = 1e9 / perSecond;
-        for (ulong i = 0; ; i++)
+        var pacer = new Pacer(perSecond, beginNanoseconds, SystemPacerClock.Instance);
+        long sent = 0;
+        while (true)
         {
-            var intended = beginNanoseconds + (long)(i * period);
-            if (intended >= _plan.MeasureEndNanoseconds)
+            var due = pacer.WaitForBurst(sent, _plan.MeasureEndNanoseconds);
+            if (due == 0)
             {
                 return;
             }
 
-            WaitUntil(intended);
-            _codec.WriteRequest(_request, 0, i, intended);
-            TrySend();
-            if (intended >= _plan.WarmupEndNanoseconds)
+            for (var end = sent + due; sent < end; sent++)
             {
-                SentInWindow++;
+                var intended = pacer.DueAt(sent);
+                _codec.WriteRequest(_request, 0, (ulong)sent, intended);
+                TrySend();
+                if (intended >= _plan.WarmupEndNanoseconds)
+                {
+                    SentInWindow++;
+                }
             }
         }
     }
@@ -213,28 +222,6 @@ internal sealed class RrConnection : IDisposable
             default:
                 Malformed++;
                 return false;
-        }
-    }
-
-    /// <summary>Sleeps while far ahead (1 ms granularity), then yields until the moment.</summary>
-    private static void WaitUntil(long nanoseconds)
-    {
-        for (var spins = 0; spins < 100_000_000; spins++)
-        {
-            var ahead = nanoseconds - MonotonicClock.NowNanoseconds();
-            if (ahead <= 0)
-            {
-                return;
-            }
-
-            if (ahead > 2_000_000)
-            {
-                Thread.Sleep(1);
-            }
-            else
-            {
-                Thread.Yield();
-            }
         }
     }
 }

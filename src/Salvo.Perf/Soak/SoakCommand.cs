@@ -14,15 +14,15 @@ internal static class SoakCommand
 {
     public static Command Create(CliConsole console)
     {
-        var time = CommonOptions.Seconds("--time", "-t", 60, "Seconds of load (at least 3: the verdict compares thirds).", min: 3);
-        var rate = CommonOptions.Int("--rate", "-r", 2000, 100, 1_000_000, "Datagrams per second sent to the echo server.");
-        var connections = CommonOptions.Int("--connections", "-c", 5, 1, 1000, "TCP connections opened (and closed) per second.");
+        var time = CommonOptions.Seconds("--time", "-t", 60, $"Seconds of load, at least 3; a verdict on memory needs at least {SoakJudge.MinimumRunSeconds} ({SoakJudge.WarmupSeconds} s warm-up, then {SoakJudge.MinimumJudgedSeconds} s between two full collections).", min: 3);
+        var rate = CommonOptions.Int("--rate", "-r", "PER_SECOND", 2000, 100, 1_000_000, "Datagrams per second sent to the echo server.");
+        var connections = CommonOptions.Int("--connections", "-c", "PER_SECOND", 5, 1, 1000, "TCP connections opened (and closed) per second.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between samples.");
         var bind = CommonOptions.LoopbackBind();
         var command = new Command("soak",
             "Runs a mixed load in this process for -t seconds (datagrams of varied sizes through a DatagramServer echo, " +
             "request/response, TCP connections coming and going), samples working set, managed heap, GC counts, handles " +
-            "and threads every interval, and says whether memory stayed flat (last third against first third).")
+            "and threads every interval, and says whether memory stayed flat: after the warm-up and a full collection (baseline) against another full collection at the end.")
         {
             time, rate, connections, interval, bind,
         };
@@ -40,6 +40,7 @@ internal static class SoakCommand
         console.Line($"salvo soak on {address}: {seconds.ToString(CultureInfo.InvariantCulture)} s, {rate} datagrams/s (sizes 64..16384 B) + request/response + {connections} TCP connection(s)/s, sample every {interval.ToString(CultureInfo.InvariantCulture)} s");
         var clock = Stopwatch.StartNew();
         var running = load.RunAsync(stop.Token);
+        SoakSample? baseline = null;
         try
         {
             for (var next = interval; next <= seconds + 1e-9; next += interval)
@@ -57,6 +58,11 @@ internal static class SoakCommand
                 {
                     console.Out.WriteLine(Row(sample));
                 }
+
+                if (baseline is null && clock.Elapsed.TotalSeconds >= SoakJudge.WarmupSeconds)
+                {
+                    baseline = SoakSampler.SampleAfterFullCollection(Math.Round(clock.Elapsed.TotalSeconds, 3), load.Traffic);
+                }
             }
         }
         catch (OperationCanceledException)
@@ -64,37 +70,35 @@ internal static class SoakCommand
             // Ctrl+C: judge what was sampled.
         }
 
+        var end = baseline is null ? null : SoakSampler.SampleAfterFullCollection(Math.Round(clock.Elapsed.TotalSeconds, 3), load.Traffic);
         await stop.CancelAsync().ConfigureAwait(false);
         await running.ConfigureAwait(false);
-        if (samples.Count < 3)
-        {
-            throw new CliException("salvo soak: fewer than 3 samples; nothing to judge.", CliException.FailureExitCode);
-        }
-
-        var trends = SoakSampler.Judge(samples);
-        var flat = trends.Where(t => t.Resource is "working set" or "managed heap").All(t => t.Flat);
-        var report = new SoakReport("soak", environment, seconds, rate, connections, interval, samples, trends,
-            flat ? "flat" : "growing", $"memory flat when the last-third mean exceeds the first-third mean by at most {SoakSampler.MemoryTolerance:P0} or {SoakSampler.MemorySlackBytes >> 20} MiB, whichever is larger; handles and threads by at most {SoakSampler.CountSlack}",
-            load.Traffic, address.ToString());
+        var judgement = SoakJudge.Judge(baseline, end);
+        var report = new SoakReport("soak", environment, seconds, rate, connections, interval, samples, baseline, end, judgement.Trends,
+            judgement.Verdict, judgement.Explanation, load.Traffic, address.ToString());
         console.Document(report, LabJson.Indented.SoakReport, LabJson.Compact.SoakReport);
         if (console.Format == OutputFormat.Text)
         {
-            var verdict = new TextTable("resource", "first third", "last third", "allowed rise", "flat");
-            foreach (var t in trends)
+            if (judgement.Trends.Count > 0)
             {
-                var bytes = t.Resource is "working set" or "managed heap";
-                verdict.Add(t.Resource, bytes ? Mib(t.FirstThirdMean) : t.FirstThirdMean.ToString("F1", CultureInfo.InvariantCulture),
-                    bytes ? Mib(t.LastThirdMean) : t.LastThirdMean.ToString("F1", CultureInfo.InvariantCulture),
-                    bytes ? Mib(t.Allowed) : t.Allowed.ToString("F0", CultureInfo.InvariantCulture), t.Flat ? "yes" : "NO");
+                var verdict = new TextTable("resource", "baseline", "end", "allowed rise", "flat");
+                foreach (var t in judgement.Trends)
+                {
+                    var bytes = t.Resource is "working set" or "managed heap";
+                    verdict.Add(t.Resource, bytes ? Mib(t.Baseline) : t.Baseline.ToString("F0", CultureInfo.InvariantCulture),
+                        bytes ? Mib(t.End) : t.End.ToString("F0", CultureInfo.InvariantCulture),
+                        bytes ? Mib(t.Allowed) : t.Allowed.ToString("F0", CultureInfo.InvariantCulture), t.Flat ? "yes" : "NO");
+                }
+
+                verdict.Write(console);
             }
 
-            verdict.Write(console);
             var traffic = load.Traffic;
             console.Line($"Load: {traffic.DatagramsSent:N0} datagrams sent, {traffic.DatagramsEchoed:N0} echoed; {traffic.Requests:N0} requests ({traffic.RequestTimeouts:N0} timed out); {traffic.Connections:N0} TCP connections ({traffic.ConnectionFailures:N0} failed).");
-            console.Line($"Verdict: memory {report.Verdict} ({report.Rule}).");
+            console.Line(judgement.Trends.Count > 0 ? $"Verdict: memory {report.Verdict} ({report.Rule})." : $"Verdict: {report.Rule}.");
         }
 
-        return flat ? 0 : 3;
+        return judgement.ExitCode;
     }
 
     private static string Row(SoakSample s) => string.Create(CultureInfo.InvariantCulture,
@@ -104,5 +108,19 @@ internal static class SoakCommand
 }
 
 /// <summary>The <c>salvo soak --json</c> document.</summary>
+/// <param name="Command">"soak".</param>
+/// <param name="Environment">Where it ran.</param>
+/// <param name="DurationSeconds">Seconds of load asked for.</param>
+/// <param name="DatagramsPerSecond">Datagrams per second sent to the echo server.</param>
+/// <param name="ConnectionsPerSecond">TCP connections opened per second.</param>
+/// <param name="IntervalSeconds">Seconds between samples.</param>
+/// <param name="Samples">Every sample (no forced collection).</param>
+/// <param name="Baseline">The sample after warm-up and a full collection, or null when the run ended first.</param>
+/// <param name="End">The sample after a full collection at the end, or null without a baseline.</param>
+/// <param name="Trends">Baseline against end per resource; empty when too short to judge.</param>
+/// <param name="Verdict">"flat", "growing" or "too short".</param>
+/// <param name="Rule">The rule applied, or why the run was too short.</param>
+/// <param name="Traffic">The load's counts at the end.</param>
+/// <param name="Address">The loopback address the load ran over (-B): 127.0.0.1 or ::1.</param>
 internal sealed record SoakReport(string Command, EnvironmentInfo Environment, double DurationSeconds, int DatagramsPerSecond, int ConnectionsPerSecond, double IntervalSeconds,
-    IReadOnlyList<SoakSample> Samples, IReadOnlyList<SoakTrend> Trends, string Verdict, string Rule, SoakTraffic Traffic, string Address);
+    IReadOnlyList<SoakSample> Samples, SoakSample? Baseline, SoakSample? End, IReadOnlyList<SoakTrend> Trends, string Verdict, string Rule, SoakTraffic Traffic, string Address);

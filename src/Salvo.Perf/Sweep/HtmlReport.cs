@@ -33,12 +33,13 @@ internal static class HtmlReport
             }
 
             html.Append("<h2>Loopback throughput</h2>")
-                .Append("<p>Median of ").Append(loopback.Settings.Repetitions).Append(" repetition(s), ")
+                .Append("<p>").Append(loopback.Settings.Repetitions).Append(" repetition(s), ")
                 .Append(loopback.Settings.DurationSeconds).Append(" s per point; ")
                 .Append(loopback.Settings.Pinned ? $"sender on CPU {loopback.Settings.SenderCpu}, receiver on CPU {loopback.Settings.ReceiverCpu}" : "not pinned")
                 .Append(".</p>")
                 .Append(rate.Render()).Append(bits.Render())
-                .Append(Table(LoopbackCommand.ToTable(loopback.Results)));
+                .Append(Table(LoopbackCommand.ToTable(loopback.Results)))
+                .Append("<p>").AppendJoin("<br>", LoopbackCommand.Footnotes(loopback).Select(line => Encode(line.Trim()))).Append("</p>");
         }
 
         if (report.Rr.Count > 0)

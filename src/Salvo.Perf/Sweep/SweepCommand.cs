@@ -20,7 +20,7 @@ internal static class SweepCommand
         var rr = new RrCommand.RrOptionSet { Bind = loopback.Bind };
         var sizes = CommonOptions.Lengths(DefaultSizes, LoopbackCommand.MinPayload, "Loopback payload sizes in bytes");
         var time = CommonOptions.Seconds("--time", "-t", 1, "Measured seconds per point.");
-        var repeat = CommonOptions.Int("--repeat", null, 1, 1, 100, "Repetitions of the loopback sweep.");
+        var repeat = CommonOptions.Int("--repeat", null, "COUNT", 1, 1, 100, "Repetitions of the loopback sweep.");
         var levels = new Option<int[]>("--parallel-levels")
         {
             Description = "rr requests in flight to sweep, comma-separated. Defaults to 1,4,16,64.",
@@ -41,6 +41,7 @@ internal static class SweepCommand
         var kind = new Option<string>("--kind")
         {
             Description = "What to sweep: loopback, rr or all. Defaults to all.",
+            HelpName = "loopback|rr|all",
             DefaultValueFactory = _ => "all",
         };
         kind.Validators.Add(result =>

@@ -19,7 +19,7 @@ internal static class ServerCommand
     {
         var port = CommonOptions.Port(0);
         var bind = CommonOptions.Bind("Address to listen on.");
-        var workers = CommonOptions.Int("--workers", "-w", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
+        var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one test, then exit. Only a client that completes the control handshake counts: a connection that sends nothing " +
@@ -58,23 +58,14 @@ internal static class ServerCommand
         var served = false;
         do
         {
-            Socket client;
-            try
-            {
-                client = await diverter.AcceptAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                return 0;
-            }
+            // Ctrl+C while waiting or during a test ends the command as cancelled (exit 130, as in loopback);
+            // the sockets close on the way out, so a client mid-test sees the connection end.
+            var client = await diverter.AcceptAsync(cancellationToken).ConfigureAwait(false);
 
             if (await Iperf3.ControlProtocolDetector.IsIperf3Async(client, HelloTimeout, cancellationToken).ConfigureAwait(false))
             {
-                if (!await Iperf3.Iperf3ServerSession.ServeAsync(console, client, engine, interval, cancellationToken).ConfigureAwait(false))
-                {
-                    return 0;
-                }
-
+                await Iperf3.Iperf3ServerSession.ServeAsync(console, client, engine, interval, cancellationToken).ConfigureAwait(false);
+                cancellationToken.ThrowIfCancellationRequested();
                 continue;
             }
 
@@ -85,19 +76,17 @@ internal static class ServerCommand
                 served = true;
                 await ServeAsync(console, channel, hello, engine, address, interval, backend, cancellationToken).ConfigureAwait(false);
             }
-            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-            {
-                // Ctrl+C during a test: stop serving; the client sees the connection close.
-                return 0;
-            }
             catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException)
             {
+                // A socket error that Ctrl+C caused is the cancellation, not the client's fault.
+                cancellationToken.ThrowIfCancellationRequested();
                 console.Note($"salvo server: rejected {channel.Remote}: {e.Message}{(served ? string.Empty : "; waiting for the next client")}");
                 engine.EndTest();
             }
         }
         while (!(oneOff && served) && !cancellationToken.IsCancellationRequested);
 
+        cancellationToken.ThrowIfCancellationRequested();
         return 0;
     }
 

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using Salvo.Perf.Pacing;
 using Salvo.Perf.Protocol;
 
 namespace Salvo.Perf.Traffic;
@@ -9,8 +10,9 @@ internal delegate void DatagramStamp(Span<byte> payload, int flow, ulong sequenc
 
 /// <summary>
 /// The sending side of server/client tests: one thread and one Salvo <see cref="DatagramSocket"/> per flow,
-/// each datagram carrying a <see cref="PayloadHeader"/> (flow, sequence, send time), paced to the flow's
-/// share of the target rate by sending what is due in batches of up to 64.
+/// each datagram carrying a <see cref="PayloadHeader"/> (flow, sequence, send time), paced by a
+/// <see cref="Pacer"/> to the flow's share of the target rate: it sleeps between bursts of rate x the
+/// sleep tick and sends what is due in batches of up to 64.
 /// </summary>
 internal sealed class TrafficSender : IDisposable
 {
@@ -102,25 +104,19 @@ internal sealed class TrafficSender : IDisposable
         var socket = _sockets[flow];
         var batch = new SendBatch(BatchSize, length);
         var destination = DatagramAddress.FromIPEndPoint(target);
-        var start = MonotonicClock.NowNanoseconds();
+        var clock = SystemPacerClock.Instance;
+        var start = clock.NowNanoseconds();
         var end = start + (long)(seconds * 1e9);
+        var pacer = perSecond > 0 ? new Pacer(perSecond, start, clock) : null;
         ulong sequence = 0;
         try
         {
             while (!_stop.IsCancellationRequested)
             {
-                var now = MonotonicClock.NowNanoseconds();
-                if (now >= end)
+                var due = pacer?.WaitForBurst((long)sequence, end) ?? (MonotonicClock.NowNanoseconds() < end ? BatchSize : 0);
+                if (due == 0)
                 {
                     return;
-                }
-
-                var due = perSecond > 0 ? (long)((now - start) / 1e9 * perSecond) + 1 - (long)sequence : BatchSize;
-                if (due <= 0)
-                {
-                    var next = start + (long)(sequence / perSecond * 1e9);
-                    Pause(Math.Min(next, end) - now);
-                    continue;
                 }
 
                 batch.Clear();
@@ -142,17 +138,4 @@ internal sealed class TrafficSender : IDisposable
 
     private static void StampSalvoHeader(Span<byte> payload, int flow, ulong sequence) =>
         new PayloadHeader(PayloadKind.Data, (ushort)flow, sequence, MonotonicClock.NowNanoseconds()).Write(payload);
-
-    /// <summary>Sleeps when the next datagram is more than 2 ms away (Sleep has ~1 ms granularity), else yields.</summary>
-    private static void Pause(long nanoseconds)
-    {
-        if (nanoseconds > 2_000_000)
-        {
-            Thread.Sleep(1);
-        }
-        else
-        {
-            Thread.Yield();
-        }
-    }
 }

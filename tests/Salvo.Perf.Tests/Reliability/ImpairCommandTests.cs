@@ -28,10 +28,10 @@ public sealed class ImpairCommandTests
     [Fact]
     public async Task Soak_TooShortToJudge_FailsNamingTheOption()
     {
-        var (exit, _, error) = await Cli.RunAsync("soak", "-t", "1");
+        var (exit, _, error) = await Cli.RunAsync("soak", "-t", "2");
 
         Assert.Equal(CliException.UsageExitCode, exit);
-        Assert.Contains("--time", error, StringComparison.Ordinal);
+        Assert.Contains("-t/--time: 2 seconds is outside the allowed range (at least 3, at most 86400)", error, StringComparison.Ordinal);
     }
 
     [LinuxOnlyFact]

@@ -21,10 +21,10 @@ public sealed class ListenerBindingTests
     }
 
     [LinuxOnlyTheory]
-    [InlineData("server", "-p", "0")]
-    [InlineData("server", "-p", "0", "-B", "127.0.0.1")]
-    [InlineData("transport", "--listen", "127.0.0.1:0", "-t", "60")]
-    public async Task Listener_BindsLoopbackOnlyByDefaultOrAsTold(params string[] args)
+    [InlineData(CliException.CancelledExitCode, "server", "-p", "0")]
+    [InlineData(CliException.CancelledExitCode, "server", "-p", "0", "-B", "127.0.0.1")]
+    [InlineData(0, "transport", "--listen", "127.0.0.1:0", "-t", "60")]
+    public async Task Listener_BindsLoopbackOnlyByDefaultOrAsTold(int exitWhenStopped, params string[] args)
     {
         using var stop = new CancellationTokenSource();
         var (run, port) = StartListening(args, stop.Token);
@@ -32,7 +32,7 @@ public sealed class ListenerBindingTests
         var udp = ImpairRelayTests.Listeners("/proc/net/udp", port);
         var tcp = ImpairRelayTests.Listeners("/proc/net/tcp", port);
         await stop.CancelAsync();
-        Assert.Equal(0, await run.WaitAsync(Bound));
+        Assert.Equal(exitWhenStopped, await run.WaitAsync(Bound));
 
         Assert.Equal(["0100007F"], udp);
         Assert.Equal(["0100007F"], tcp);
@@ -40,10 +40,10 @@ public sealed class ListenerBindingTests
     }
 
     [LinuxOnlyTheory]
-    [InlineData("server", "-p", "0", "-B", "::")]
-    [InlineData("transport", "--listen", "[::]:0", "-t", "60")]
-    [InlineData("impair", "--listen", "[::]:0", "--forward", "127.0.0.1:9", "--tcp", "-t", "60", "--json")]
-    public async Task Listener_OnIPv6Any_IsDualStackForTcpAndUdp(params string[] args)
+    [InlineData(CliException.CancelledExitCode, "server", "-p", "0", "-B", "::")]
+    [InlineData(0, "transport", "--listen", "[::]:0", "-t", "60")]
+    [InlineData(0, "impair", "--listen", "[::]:0", "--forward", "127.0.0.1:9", "--tcp", "-t", "60", "--json")]
+    public async Task Listener_OnIPv6Any_IsDualStackForTcpAndUdp(int exitWhenStopped, params string[] args)
     {
         using var stop = new CancellationTokenSource();
         var (run, port) = StartListening(args, stop.Token);
@@ -62,6 +62,6 @@ public sealed class ListenerBindingTests
         }
 
         await stop.CancelAsync();
-        Assert.Equal(0, await run.WaitAsync(Bound));
+        Assert.Equal(exitWhenStopped, await run.WaitAsync(Bound));
     }
 }

@@ -42,7 +42,7 @@ public sealed class PeerKillTests
         Assert.Contains("\"receiver\"", next.Out, StringComparison.Ordinal);
 
         await stop.CancelAsync();
-        Assert.Equal(0, await server.WaitAsync(Bound));
+        Assert.Equal(CliException.CancelledExitCode, await server.WaitAsync(Bound));
     }
 
     [LinuxOnlyFact]
@@ -66,42 +66,5 @@ public sealed class PeerKillTests
         Assert.StartsWith("salvo: error:", error.Text, StringComparison.Ordinal);
     }
 
-    private static Child StartSalvo(params string[] args)
-    {
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"));
-        foreach (var arg in args)
-        {
-            start.ArgumentList.Add(arg);
-        }
-
-        var process = Process.Start(start) ?? throw new InvalidOperationException("could not start salvo");
-        var output = new LiveWriter();
-        process.OutputDataReceived += (_, e) => output.WriteLine(e.Data);
-        process.ErrorDataReceived += (_, e) => output.WriteLine(e.Data);
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
-        return new Child(process, output);
-    }
-
-    /// <summary>A child salvo process; disposing kills it if it still runs.</summary>
-    private sealed record Child(Process Process, LiveWriter Output) : IDisposable
-    {
-        public void Dispose()
-        {
-            if (!Process.HasExited)
-            {
-                Process.Kill();
-                Process.WaitForExit(10_000);
-            }
-
-            Process.Dispose();
-            Output.Dispose();
-        }
-    }
+    private static SalvoChild StartSalvo(params string[] args) => SalvoChild.Start(args);
 }

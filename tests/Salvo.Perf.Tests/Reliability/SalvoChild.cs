@@ -1,0 +1,64 @@
+using System.Diagnostics;
+
+namespace Salvo.Perf.Tests.Reliability;
+
+/// <summary>A salvo child process (<c>dotnet Salvo.Perf.dll ...</c>) with its stdout and stderr in one live text; disposing kills it if it still runs.</summary>
+internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposable
+{
+    /// <summary>
+    /// Starts salvo with <paramref name="args"/>. With <paramref name="interruptible"/> it starts through
+    /// <c>env --default-signal=INT</c>: a process started in the background inherits SIGINT ignored (the
+    /// shell sets SIG_IGN and exec keeps it), and then a SIGINT sent to the child would never arrive.
+    /// </summary>
+    public static SalvoChild Start(string[] args, bool interruptible = false)
+    {
+        var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet";
+        var start = new ProcessStartInfo(interruptible ? "env" : dotnet)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        if (interruptible)
+        {
+            start.ArgumentList.Add("--default-signal=INT");
+            start.ArgumentList.Add(dotnet);
+        }
+
+        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"));
+        foreach (var arg in args)
+        {
+            start.ArgumentList.Add(arg);
+        }
+
+        var process = Process.Start(start) ?? throw new InvalidOperationException("could not start salvo");
+        var output = new LiveWriter();
+        process.OutputDataReceived += (_, e) => output.WriteLine(e.Data);
+        process.ErrorDataReceived += (_, e) => output.WriteLine(e.Data);
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        return new SalvoChild(process, output);
+    }
+
+    /// <summary>Sends SIGINT, what Ctrl+C sends, to the child by its PID (env has exec'd salvo in the same process).</summary>
+    public void Interrupt()
+    {
+        using var kill = Process.Start("kill", ["-s", "INT", Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        if (!kill.WaitForExit(10_000) || kill.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"kill -s INT {Process.Id} failed");
+        }
+    }
+
+    public void Dispose()
+    {
+        if (!Process.HasExited)
+        {
+            Process.Kill();
+            Process.WaitForExit(10_000);
+        }
+
+        Process.Dispose();
+        Output.Dispose();
+    }
+}
