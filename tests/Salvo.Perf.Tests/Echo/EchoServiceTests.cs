@@ -37,7 +37,9 @@ public sealed class EchoServiceTests
         var received = await client.ReceiveAsync(reply).WaitAsync(TimeSpan.FromSeconds(10));
 
         Assert.Equal(request, reply.AsSpan(0, received).ToArray());
-        Assert.Equal(1, service.Snapshot().UdpEchoed);
+
+        // The worker counts a reply once its batched send returns, which can be after the client has it.
+        Assert.True(Reliability.Eventually.True(() => service.Snapshot().UdpEchoed == 1, TimeSpan.FromSeconds(10)), $"echoed {service.Snapshot().UdpEchoed}");
         return service.Backend;
     }
 
@@ -76,10 +78,9 @@ public sealed class EchoServiceTests
             await client.SendAsync(Payload(64));
         }
 
-        for (var i = 0; i < 200 && service.Snapshot().UdpReceived < Sent; i++)
-        {
-            await Task.Delay(50);
-        }
+        // Every datagram is received, then either echoed or dropped; the counters move in that order.
+        Assert.True(Reliability.Eventually.True(
+            () => service.Snapshot() is { } t && t.UdpReceived == Sent && t.UdpEchoed + t.RateLimited == Sent, TimeSpan.FromSeconds(10)));
 
         var totals = service.Snapshot();
         Assert.Equal(Sent, totals.UdpReceived);
