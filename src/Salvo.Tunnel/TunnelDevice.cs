@@ -1,4 +1,6 @@
 using System.Net;
+using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Pal;
 
@@ -22,12 +24,12 @@ public sealed class TunnelDevice : IDisposable
     private readonly Thread _outbound;
     private readonly Thread _inbound;
 
-    private TunnelDevice(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time)
+    private TunnelDevice(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time, ILogger? logger)
     {
         _tun = tun;
         _maxDatagram = configuration.Mtu + 32;
-        Engine = new TunnelEngine(configuration, time);
-        _socket = DatagramSocket.Bind(new IPEndPoint(IPAddress.Any, configuration.ListenPort ?? 0));
+        Engine = new TunnelEngine(configuration, time, logger: logger, name: tun.Name);
+        _socket = BindDualStack(configuration.ListenPort ?? 0);
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
     }
@@ -47,11 +49,15 @@ public sealed class TunnelDevice : IDisposable
     private long _tunWriteFailures;
 
     /// <summary>Binds the socket and starts both loops; the device is taken over and disposed with the tunnel.</summary>
-    public static TunnelDevice Start(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time = null)
+    /// <param name="configuration">Keys, peers and routes.</param>
+    /// <param name="tun">The device packets come from and go to.</param>
+    /// <param name="time">The clock. Defaults to the system clock.</param>
+    /// <param name="logger">Where refused handshakes and packets are logged, with the reason. Defaults to none.</param>
+    public static TunnelDevice Start(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time = null, ILogger? logger = null)
     {
         ArgumentNullException.ThrowIfNull(configuration);
         ArgumentNullException.ThrowIfNull(tun);
-        var device = new TunnelDevice(configuration, tun, time);
+        var device = new TunnelDevice(configuration, tun, time, logger);
         var output = new Output(device, new SendBatch(BatchSize, device._maxDatagram));
         device.Engine.Start(output);
         output.Flush();
@@ -70,6 +76,23 @@ public sealed class TunnelDevice : IDisposable
         _tun.Dispose();
         Engine.Dispose();
         _stop.Dispose();
+    }
+
+    /// <summary>One socket for IPv4 and IPv6 peers ([::] with IPV6_V6ONLY off); IPv4 alone where the host has no IPv6.</summary>
+    private static DatagramSocket BindDualStack(int port)
+    {
+        if (Socket.OSSupportsIPv6)
+        {
+            try
+            {
+                return DatagramSocket.Bind(new IPEndPoint(IPAddress.IPv6Any, port));
+            }
+            catch (SocketException e) when (e.SocketErrorCode is SocketError.AddressFamilyNotSupported or SocketError.AddressNotAvailable)
+            {
+            }
+        }
+
+        return DatagramSocket.Bind(new IPEndPoint(IPAddress.Any, port));
     }
 
     private void RunOutbound()

@@ -24,13 +24,13 @@ public sealed partial class TunnelEngine
                     ReceiveResponse(datagram, source, output);
                     break;
                 case MessageType.CookieReply:
-                    ReceiveCookieReply(datagram);
+                    ReceiveCookieReply(datagram, source);
                     break;
                 case MessageType.Transport:
                     ReceiveTransport(datagram, source, output);
                     break;
                 default:
-                    Counters.Invalid++;
+                    Refuse(TunnelDropReason.Malformed, source);
                     break;
             }
         }
@@ -44,7 +44,8 @@ public sealed partial class TunnelEngine
         {
             var datagram = batch[i];
             // The batch's blocks belong to the caller's loop and are reused next round: decrypting in place is safe.
-            ReceiveDatagram(System.Runtime.InteropServices.MemoryMarshal.AsMemory(datagram.Memory).Span, datagram.Source, output);
+            // A dual-stack socket reports IPv4 peers IPv4-mapped; keep them in the form the configuration uses.
+            ReceiveDatagram(System.Runtime.InteropServices.MemoryMarshal.AsMemory(datagram.Memory).Span, datagram.Source.Unmap(), output);
         }
     }
 
@@ -53,14 +54,15 @@ public sealed partial class TunnelEngine
     {
         if (!_cookieChecker.IsMac1Valid(message, mac1Offset))
         {
-            Counters.Invalid++;
+            Refuse(TunnelDropReason.InvalidMac1, source);
             return false;
         }
 
-        if (UnderLoad && !_cookieChecker.IsMac2Valid(message, mac1Offset, source, _time))
+        if (CountHandshakeAndCheckLoad() && !_cookieChecker.IsMac2Valid(message, mac1Offset, source, _time))
         {
             _cookieChecker.WriteReply(message, mac1Offset, senderIndex, source, output.AddDatagram(MessageLayout.CookieReplySize, source), _time);
             Counters.CookieRepliesSent++;
+            Refuse(TunnelDropReason.CookieRequired, source);
             return false;
         }
 
@@ -75,10 +77,10 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        var peer = NoiseHandshake.TryConsumeInitiation(_local, message, FindPeer, _time);
+        var peer = NoiseHandshake.TryConsumeInitiation(_local, message, FindPeer, _time, out var refusal);
         if (peer is null)
         {
-            Counters.NotAuthenticated++;
+            Refuse(refusal, source);
             return;
         }
 
@@ -93,7 +95,7 @@ public sealed partial class TunnelEngine
         if (!NoiseHandshake.TryCreateResponse(_local, peer, index, response))
         {
             _indices.Remove(index);
-            Counters.NotAuthenticated++;
+            Refuse(TunnelDropReason.HandshakeNotAuthenticated, source);
             return;
         }
 
@@ -110,6 +112,8 @@ public sealed partial class TunnelEngine
         OnAuthenticatedPacketTraversal(peer);
         peer.Timers.SendKeepalive = 0;
         OnSessionDerived(peer);
+        Counters.HandshakesAnswered++;
+        LogHandshake(peer, "responder");
     }
 
     private void ReceiveResponse(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
@@ -123,14 +127,14 @@ public sealed partial class TunnelEngine
         var receiver = MessageLayout.ReadIndex(message, MessageLayout.ResponseReceiver);
         if (!_indices.TryGetValue(receiver, out var entry) || entry.Keypair is not null)
         {
-            Counters.Invalid++;
+            Refuse(TunnelDropReason.UnknownIndex, source);
             return;
         }
 
         var peer = entry.Peer;
         if (!NoiseHandshake.TryConsumeResponse(_local, peer, message))
         {
-            Counters.NotAuthenticated++;
+            Refuse(TunnelDropReason.ResponseNotAuthenticated, source);
             return;
         }
 
@@ -156,6 +160,8 @@ public sealed partial class TunnelEngine
         OnSessionDerived(peer);
         OnAuthenticatedPacketTraversal(peer);
         peer.Timers.NewHandshake = 0;
+        Counters.HandshakesInitiated++;
+        LogHandshake(peer, "initiator");
 
         // The initiator confirms the session at once, with what waited or with an empty packet.
         if (!SendStaged(peer, output))
@@ -164,12 +170,16 @@ public sealed partial class TunnelEngine
         }
     }
 
-    private void ReceiveCookieReply(ReadOnlySpan<byte> message)
+    private void ReceiveCookieReply(ReadOnlySpan<byte> message, DatagramAddress source)
     {
         var receiver = MessageLayout.ReadIndex(message, MessageLayout.CookieReplyReceiver);
-        if (!_indices.TryGetValue(receiver, out var entry) || !entry.Peer.Cookies.TryConsumeReply(message, _time))
+        if (!_indices.TryGetValue(receiver, out var entry))
         {
-            Counters.NotAuthenticated++;
+            Refuse(TunnelDropReason.UnknownIndex, source);
+        }
+        else if (!entry.Peer.Cookies.TryConsumeReply(message, _time))
+        {
+            Refuse(TunnelDropReason.ResponseNotAuthenticated, source);
         }
     }
 
@@ -178,21 +188,21 @@ public sealed partial class TunnelEngine
         var receiver = MessageLayout.ReadIndex(message, MessageLayout.TransportReceiver);
         if (!_indices.TryGetValue(receiver, out var entry) || entry.Keypair is null)
         {
-            Counters.Invalid++;
+            Refuse(TunnelDropReason.UnknownIndex, source);
             return;
         }
 
         var (peer, keypair) = (entry.Peer, entry.Keypair);
         if (Age(keypair) >= WireGuardProtocol.RejectAfterTime)
         {
-            Counters.Expired++;
+            Refuse(TunnelDropReason.Expired, source);
             return;
         }
 
         var counter = BinaryPrimitives.ReadUInt64LittleEndian(message[MessageLayout.TransportCounter..]);
         if (!keypair.Replay.MayAccept(counter))
         {
-            Counters.Replayed++;
+            Refuse(TunnelDropReason.Replayed, source);
             return;
         }
 
@@ -202,13 +212,13 @@ public sealed partial class TunnelEngine
         var plaintext = body[..^MessageLayout.TagSize];
         if (!keypair.Receive.TryOpen(nonce, [], body, plaintext))
         {
-            Counters.NotAuthenticated++;
+            Refuse(TunnelDropReason.DecryptionFailed, source);
             return;
         }
 
         if (!keypair.Replay.TryMark(counter))
         {
-            Counters.Replayed++;
+            Refuse(TunnelDropReason.Replayed, source);
             return;
         }
 
@@ -245,17 +255,19 @@ public sealed partial class TunnelEngine
         var length = IPPacket.DeclaredLength(plaintext);
         if (length == 0 || length > plaintext.Length)
         {
-            Counters.Invalid++;
+            Refuse(TunnelDropReason.BadInnerPacket, source);
             return;
         }
 
         var packet = plaintext[..length];
         if (!ReferenceEquals(_routes.LookupSource(packet), peer))
         {
-            Counters.SourceNotAllowed++;
+            Refuse(TunnelDropReason.SourceNotAllowed, source);
             return;
         }
 
+        Counters.PacketsReceived++;
+        Counters.BytesReceived += packet.Length;
         output.WritePacket(packet);
     }
 

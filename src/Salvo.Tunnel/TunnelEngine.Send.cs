@@ -21,7 +21,7 @@ public sealed partial class TunnelEngine
                 var peer = _routes.LookupDestination(packet);
                 if (peer is null || !peer.Endpoint.HasValue)
                 {
-                    Counters.NoRoute++;
+                    RefusePacket(TunnelDropReason.NoRoute);
                     continue;
                 }
 
@@ -67,6 +67,11 @@ public sealed partial class TunnelEngine
         MessageLayout.WriteNonce(nonce, counter);
         keypair.Send.Seal(nonce, [], body[..^MessageLayout.TagSize], body);
         peer.SentBytes += size;
+        if (!packet.IsEmpty)
+        {
+            Counters.PacketsSent++;
+            Counters.BytesSent += packet.Length;
+        }
 
         OnAuthenticatedPacketTraversal(peer);
         peer.Timers.SendKeepalive = 0;
@@ -98,7 +103,7 @@ public sealed partial class TunnelEngine
         if (peer.Staged.Count == Peer.StagedPacketLimit)
         {
             peer.Staged.Dequeue();
-            Counters.StagedDropped++;
+            RefusePacket(TunnelDropReason.StagedDropped);
         }
 
         peer.Staged.Enqueue(packet.ToArray());

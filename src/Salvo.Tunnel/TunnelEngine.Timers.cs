@@ -59,8 +59,11 @@ public sealed partial class TunnelEngine
         if (timers.HandshakeAttempts >= WireGuardProtocol.MaxHandshakeAttempts)
         {
             // REKEY_ATTEMPT_TIME has passed without an answer: stop, and drop what waited for it.
-            Counters.StagedDropped += peer.Staged.Count;
-            peer.Staged.Clear();
+            if (peer.Staged.Count > 0)
+            {
+                RefusePacket(TunnelDropReason.StagedDropped, peer.Staged.Count);
+                peer.Staged.Clear();
+            }
             timers.NewHandshake = 0;
             if (timers.ZeroKeyMaterial == 0)
             {

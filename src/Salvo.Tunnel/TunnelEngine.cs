@@ -1,4 +1,6 @@
 using System.Security.Cryptography;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Crypto;
 using Salvo.Tunnel.Protocol;
@@ -26,22 +28,29 @@ public sealed partial class TunnelEngine : IDisposable
     private readonly AllowedIps<Peer> _routes = new();
     private readonly Dictionary<uint, IndexEntry> _indices = [];
     private readonly int _mtu;
+    private readonly ILogger _logger;
+    private readonly TunnelMetrics _metrics;
 
     /// <summary>Builds the engine for <paramref name="configuration"/>.</summary>
     /// <param name="configuration">Keys, peers and routes.</param>
     /// <param name="time">The clock. Defaults to the system clock.</param>
     /// <param name="crypto">The primitives. Defaults to <see cref="TunnelCrypto.Default"/>.</param>
     /// <param name="jitter">The source of retransmission jitter. Defaults to <see cref="Random.Shared"/>.</param>
-    public TunnelEngine(TunnelConfiguration configuration, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null)
+    /// <param name="logger">Where refusals and handshakes are logged. Defaults to <see cref="NullLogger.Instance"/>.</param>
+    /// <param name="name">The tunnel's name in metrics (tag <c>salvo.tunnel.name</c>). Defaults to this end's public key.</param>
+    public TunnelEngine(
+        TunnelConfiguration configuration, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null, ILogger? logger = null, string? name = null)
     {
         ArgumentNullException.ThrowIfNull(configuration);
         crypto ??= TunnelCrypto.Default;
         _time = time ?? TimeProvider.System;
+        _logger = logger ?? NullLogger.Instance;
         _jitter = jitter ?? Random.Shared;
         _mtu = configuration.Mtu;
         _local = new LocalIdentity(crypto, configuration.PrivateKey);
         _cookieChecker = new CookieChecker(crypto, _local.PublicKey);
         PublicKey = WireGuardKey.FromBytes(_local.PublicKey);
+        _metrics = new TunnelMetrics(Counters, name ?? PublicKey.ToString());
         foreach (var peerConfiguration in configuration.Peers)
         {
             var peer = new Peer(crypto, peerConfiguration.PublicKey, peerConfiguration.PresharedKey)
@@ -61,8 +70,8 @@ public sealed partial class TunnelEngine : IDisposable
     public WireGuardKey PublicKey { get; }
 
     /// <summary>
-    /// Whether handshakes must prove their source address with a cookie first (MAC2). The device sets it when
-    /// handshake work piles up. Defaults to false.
+    /// Forces every handshake to prove its source address with a cookie first (MAC2). Without it, the engine turns
+    /// cookies on by itself when handshakes pass <see cref="HandshakeBudgetPerSecond"/>. Defaults to false.
     /// </summary>
     public bool UnderLoad { get; set; }
 
@@ -108,6 +117,7 @@ public sealed partial class TunnelEngine : IDisposable
     /// <inheritdoc />
     public void Dispose()
     {
+        _metrics.Dispose();
         lock (_gate)
         {
             foreach (var peer in _peers)

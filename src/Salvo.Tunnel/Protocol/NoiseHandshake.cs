@@ -70,8 +70,10 @@ internal static class NoiseHandshake
     /// when its timestamp is newer than any before and it does not come too soon after the last. The peer's
     /// handshake state is replaced only when everything checks out.
     /// </summary>
-    public static Peer? TryConsumeInitiation(LocalIdentity local, ReadOnlySpan<byte> message, Func<ReadOnlySpan<byte>, Peer?> findPeer, TimeProvider time)
+    public static Peer? TryConsumeInitiation(
+        LocalIdentity local, ReadOnlySpan<byte> message, Func<ReadOnlySpan<byte>, Peer?> findPeer, TimeProvider time, out TunnelDropReason refusal)
     {
+        refusal = TunnelDropReason.HandshakeNotAuthenticated;
         var crypto = local.Crypto;
         Span<byte> chainingKey = stackalloc byte[KeySize];
         Span<byte> hash = stackalloc byte[KeySize];
@@ -102,7 +104,13 @@ internal static class NoiseHandshake
 
             MixHash(crypto.Hash, hash, encryptedStatic);
             var peer = findPeer(remoteStatic);
-            if (peer is null || !peer.TryGetStaticSecret(local, shared))
+            if (peer is null)
+            {
+                refusal = TunnelDropReason.UnknownPeer;
+                return null;
+            }
+
+            if (!peer.TryGetStaticSecret(local, shared))
             {
                 return null;
             }
@@ -122,6 +130,7 @@ internal static class NoiseHandshake
                 && time.GetElapsedTime(state.LastInitiationConsumed) < WireGuardProtocol.InitiationMinimumInterval;
             if (replayed || flooding)
             {
+                refusal = replayed ? TunnelDropReason.StaleTimestamp : TunnelDropReason.InitiationFlood;
                 return null;
             }
 

@@ -64,7 +64,7 @@ public sealed class HandshakeTests
         pair.Clock.Advance(TimeSpan.FromSeconds(1));
         pair.Bob.ReceiveDatagram(initiation.ToArray(), pair.AliceSource, pair.BobOut);
         Assert.Empty(pair.BobOut.Datagrams);
-        Assert.Equal(1, pair.Bob.Counters.NotAuthenticated);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.StaleTimestamp]);
     }
 
     [Fact]
@@ -83,6 +83,7 @@ public sealed class HandshakeTests
         restarted.SendPackets(TunnelPair.Batch(TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2")), output);
         pair.Bob.ReceiveDatagram(output.TakeDatagrams()[0].Bytes, pair.AliceSource, pair.BobOut);
         Assert.Empty(pair.BobOut.Datagrams);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.InitiationFlood]);
 
         pair.Clock.Advance(TimeSpan.FromMilliseconds(17));
         restartedAgain.SendPackets(TunnelPair.Batch(TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2")), output);
@@ -99,7 +100,7 @@ public sealed class HandshakeTests
         initiation[120] ^= 1;
         pair.Bob.ReceiveDatagram(initiation, pair.AliceSource, pair.BobOut);
         Assert.Empty(pair.BobOut.Datagrams);
-        Assert.Equal(1, pair.Bob.Counters.Invalid);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.InvalidMac1]);
     }
 
     [Fact]
@@ -114,9 +115,10 @@ public sealed class HandshakeTests
         Assert.Equal(64, reply.Bytes.Length);
         Assert.Equal(3, reply.Bytes[0]);
         Assert.Equal(1, pair.Bob.Counters.CookieRepliesSent);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.CookieRequired]);
 
         pair.Alice.ReceiveDatagram(reply.Bytes, Salvo.DatagramAddress.FromIPEndPoint(TunnelPair.BobEndpoint), pair.AliceOut);
-        Assert.Equal(0, pair.Alice.Counters.NotAuthenticated);
+        Assert.Equal(0, pair.Alice.Counters.TotalDropped);
 
         pair.Clock.Advance(TimeSpan.FromSeconds(6));
         pair.Alice.Tick(pair.AliceOut);
@@ -153,7 +155,7 @@ public sealed class HandshakeTests
         // Recompute nothing: MAC1 now fails too, which must also be a quiet drop.
         pair.Alice.ReceiveDatagram(response, Salvo.DatagramAddress.FromIPEndPoint(TunnelPair.BobEndpoint), pair.AliceOut);
         Assert.Empty(pair.AliceOut.Datagrams);
-        Assert.Equal(1, pair.Alice.Counters.Invalid);
+        Assert.Equal(1, pair.Alice.Counters[TunnelDropReason.InvalidMac1]);
     }
 
     [Theory]
@@ -169,6 +171,6 @@ public sealed class HandshakeTests
         new Random(length).NextBytes(garbage);
         pair.Bob.ReceiveDatagram(garbage, pair.AliceSource, pair.BobOut);
         Assert.Empty(pair.BobOut.Datagrams);
-        Assert.Equal(1, pair.Bob.Counters.Invalid);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.Malformed]);
     }
 }

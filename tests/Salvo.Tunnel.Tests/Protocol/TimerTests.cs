@@ -36,7 +36,7 @@ public sealed class TimerTests
         Run(pair, pair.Alice, pair.AliceOut, WireGuardProtocol.RekeyAttemptTime + TimeSpan.FromSeconds(10));
         var sent = CountOfType(pair.AliceOut, 1);
         Assert.Equal(1 + WireGuardProtocol.MaxHandshakeAttempts, sent);
-        Assert.Equal(1, pair.Alice.Counters.StagedDropped);
+        Assert.Equal(1, pair.Alice.Counters[TunnelDropReason.StagedDropped]);
 
         Run(pair, pair.Alice, pair.AliceOut, TimeSpan.FromSeconds(60));
         Assert.Equal(sent, CountOfType(pair.AliceOut, 1));
@@ -139,7 +139,7 @@ public sealed class TimerTests
         pair.Clock.Advance(WireGuardProtocol.RejectAfterTime);
         pair.Bob.ReceiveDatagram(late, pair.AliceSource, pair.BobOut);
         Assert.Empty(pair.BobOut.Packets);
-        Assert.Equal(1, pair.Bob.Counters.Expired);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.Expired]);
     }
 
     [Fact]

@@ -39,7 +39,7 @@ public sealed class TransportTests
         message[^1] ^= 1;
         pair.Bob.ReceiveDatagram(message, pair.AliceSource, pair.BobOut);
         Assert.Empty(pair.BobOut.Packets);
-        Assert.Equal(1, pair.Bob.Counters.NotAuthenticated);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.DecryptionFailed]);
     }
 
     [Fact]
@@ -66,7 +66,7 @@ public sealed class TransportTests
         pair.Bob.ReceiveDatagram(message.ToArray(), pair.AliceSource, pair.BobOut);
         pair.Bob.ReceiveDatagram(message.ToArray(), pair.AliceSource, pair.BobOut);
         Assert.Single(pair.BobOut.Packets);
-        Assert.Equal(1, pair.Bob.Counters.Replayed);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.Replayed]);
     }
 
     [Fact]
@@ -78,7 +78,7 @@ public sealed class TransportTests
         pair.AliceSends(TunnelPair.IPv4Packet("198.19.0.77", "198.19.0.2"));
         pair.Exchange();
         Assert.Empty(pair.BobOut.Packets);
-        Assert.Equal(1, pair.Bob.Counters.SourceNotAllowed);
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.SourceNotAllowed]);
     }
 
     [Fact]
@@ -87,7 +87,7 @@ public sealed class TransportTests
         using var pair = new TunnelPair();
         pair.AliceSends(TunnelPair.IPv4Packet("198.19.0.1", "198.18.9.9"));
         Assert.Empty(pair.AliceOut.Datagrams);
-        Assert.Equal(1, pair.Alice.Counters.NoRoute);
+        Assert.Equal(1, pair.Alice.Counters[TunnelDropReason.NoRoute]);
     }
 
     [Fact]

@@ -14,7 +14,7 @@ internal sealed class TunnelPair : IDisposable
     public static readonly IPEndPoint AliceEndpoint = new(IPAddress.Loopback, 51001);
     public static readonly IPEndPoint BobEndpoint = new(IPAddress.Loopback, 51002);
 
-    public TunnelPair(TimeSpan? alicePersistentKeepalive = null, WireGuardKey? presharedKey = null)
+    public TunnelPair(TimeSpan? alicePersistentKeepalive = null, WireGuardKey? presharedKey = null, Microsoft.Extensions.Logging.ILogger? bobLogger = null)
     {
         AliceKey = WireGuardKey.GeneratePrivateKey();
         BobKey = WireGuardKey.GeneratePrivateKey();
@@ -34,7 +34,8 @@ internal sealed class TunnelPair : IDisposable
                 ],
             },
             Clock,
-            jitter: new Random(2));
+            jitter: new Random(2),
+            logger: bobLogger);
     }
 
     public ManualClock Clock { get; } = new();
