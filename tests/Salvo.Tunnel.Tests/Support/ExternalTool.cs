@@ -14,6 +14,19 @@ internal static class ExternalTool
     /// <summary>Runs <paramref name="tool"/> with <paramref name="arguments"/>, feeding <paramref name="input"/>; returns standard output.</summary>
     public static string Run(string tool, IEnumerable<string> arguments, string? input = null, int timeoutMilliseconds = 10_000)
     {
+        var (exitCode, output, error) = RunAllowingFailure(tool, arguments, input, timeoutMilliseconds);
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"{tool} {string.Join(' ', arguments)} exited {exitCode}: {error}");
+        }
+
+        return output;
+    }
+
+    /// <summary>Like <see cref="Run"/>, but a non-zero exit is returned rather than thrown (a ping that must fail).</summary>
+    public static (int ExitCode, string Output, string Error) RunAllowingFailure(
+        string tool, IEnumerable<string> arguments, string? input = null, int timeoutMilliseconds = 10_000)
+    {
         var start = new ProcessStartInfo(tool)
         {
             RedirectStandardInput = true,
@@ -41,11 +54,6 @@ internal static class ExternalTool
             throw new TimeoutException($"{tool} {string.Join(' ', start.ArgumentList)} ran past {timeoutMilliseconds} ms");
         }
 
-        if (process.ExitCode != 0)
-        {
-            throw new InvalidOperationException($"{tool} {string.Join(' ', start.ArgumentList)} exited {process.ExitCode}: {error.Result}");
-        }
-
-        return output.Result;
+        return (process.ExitCode, output.Result, error.Result);
     }
 }
