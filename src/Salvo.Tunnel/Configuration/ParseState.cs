@@ -11,7 +11,7 @@ internal sealed class ParseState
     private int _sectionLine;
     private WireGuardKey? _privateKey;
     private int? _listenPort;
-    private readonly List<IPPrefix> _addresses = [];
+    private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
     private bool _sawInterface;
     private PeerDraft? _peer;
@@ -93,7 +93,7 @@ internal sealed class ParseState
                 _listenPort = WireGuardConfigParser.ParseInteger(value, key, line, 0, IPEndPoint.MaxPort);
                 break;
             case "ADDRESS":
-                _addresses.AddRange(WireGuardConfigParser.ParsePrefixes(value, key, line));
+                _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, InterfaceAddress.Parse));
                 break;
             case "MTU":
                 // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.
@@ -115,7 +115,7 @@ internal sealed class ParseState
                 peer.PresharedKey = WireGuardConfigParser.ParseKey(value, key, line);
                 break;
             case "ALLOWEDIPS":
-                peer.AllowedIps.AddRange(WireGuardConfigParser.ParsePrefixes(value, key, line));
+                peer.AllowedIps.AddRange(WireGuardConfigParser.ParseList(value, key, line, IPPrefix.Parse));
                 break;
             case "ENDPOINT":
                 peer.Endpoint = WireGuardConfigParser.ParseEndpoint(value, key, line);

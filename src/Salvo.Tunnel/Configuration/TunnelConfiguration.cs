@@ -15,8 +15,8 @@ public sealed class TunnelConfiguration
     /// <summary>The UDP port to listen on; null picks a free one. Defaults to null.</summary>
     public int? ListenPort { get; init; }
 
-    /// <summary>Addresses to put on the TUN device (wg-quick's Address). Defaults to none.</summary>
-    public IReadOnlyList<IPPrefix> Addresses { get; init; } = [];
+    /// <summary>Addresses to put on the TUN device, host bits kept (wg-quick's Address). Defaults to none.</summary>
+    public IReadOnlyList<InterfaceAddress> Addresses { get; init; } = [];
 
     /// <summary>The TUN device's MTU. Defaults to <see cref="DefaultMtu"/>.</summary>
     public int Mtu { get; init; } = DefaultMtu;

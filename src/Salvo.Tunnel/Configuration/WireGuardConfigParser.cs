@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Net;
-using Salvo.Tunnel.Routing;
 
 namespace Salvo.Tunnel.Configuration;
 
@@ -77,14 +76,15 @@ public static class WireGuardConfigParser
             ? number
             : throw new TunnelConfigurationException(line, key, $"must be a whole number from {minimum} to {maximum}, not '{value}'");
 
-    internal static List<IPPrefix> ParsePrefixes(string value, string key, int line)
+    /// <summary>A comma-separated list, each item read by <paramref name="parse"/>; a bad item names the line and key.</summary>
+    internal static List<T> ParseList<T>(string value, string key, int line, Func<string, T> parse)
     {
-        var prefixes = new List<IPPrefix>();
+        var items = new List<T>();
         foreach (var item in value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
         {
             try
             {
-                prefixes.Add(IPPrefix.Parse(item));
+                items.Add(parse(item));
             }
             catch (FormatException e)
             {
@@ -92,7 +92,7 @@ public static class WireGuardConfigParser
             }
         }
 
-        return prefixes;
+        return items;
     }
 
     internal static IPEndPoint ParseEndpoint(string value, string key, int line)

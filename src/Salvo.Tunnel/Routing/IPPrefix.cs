@@ -10,6 +10,13 @@ public readonly record struct IPPrefix(IPAddress Address, int Length)
     /// <exception cref="FormatException">Not an address, or a length outside 0..32 (IPv4) or 0..128 (IPv6).</exception>
     public static IPPrefix Parse(string text)
     {
+        var (address, length) = ParseUnmasked(text);
+        return new IPPrefix(Mask(address, length), length);
+    }
+
+    /// <summary>The address and length as written, host bits kept (an interface address such as 198.19.0.1/24).</summary>
+    internal static (IPAddress Address, int Length) ParseUnmasked(string text)
+    {
         ArgumentNullException.ThrowIfNull(text);
         var slash = text.IndexOf('/', StringComparison.Ordinal);
         var addressText = slash < 0 ? text.Trim() : text[..slash].Trim();
@@ -25,7 +32,7 @@ public readonly record struct IPPrefix(IPAddress Address, int Length)
             throw new FormatException($"'{text}': the prefix length must be 0..{maximum}.");
         }
 
-        return new IPPrefix(Mask(address, length), length);
+        return (address, length);
     }
 
     /// <inheritdoc />

@@ -35,7 +35,8 @@ public sealed class WireGuardConfigParserTests
 
         Assert.Equal(s_private, config.PrivateKey.ToString());
         Assert.Equal(51820, config.ListenPort);
-        Assert.Equal(["198.19.0.0/24", "fd00::/64"], config.Addresses.Select(a => a.ToString()));
+        // An interface address keeps its host bits: 198.19.0.1/24 is that address on a /24, not the network 198.19.0.0/24.
+        Assert.Equal(["198.19.0.1/24", "fd00::1/64"], config.Addresses.Select(a => a.ToString()));
         Assert.Equal(1380, config.Mtu);
         Assert.Equal(2, config.Peers.Count);
         var peer = config.Peers[0];
