@@ -17,11 +17,12 @@ internal static class TunnelCommand
     {
         var command = new Command("tunnel",
             "An encrypted layer-3 tunnel that speaks the WireGuard protocol (interoperates with wireguard-go and the " +
-            "kernel module): genkey, pubkey, up CONFIG, show.");
+            "kernel module): genkey, pubkey, up CONFIG, show, bench.");
         command.Subcommands.Add(GenKey(console));
         command.Subcommands.Add(PubKey(console));
         command.Subcommands.Add(Up(console));
         command.Subcommands.Add(Show(console));
+        command.Subcommands.Add(TunnelBenchCommand.Create(console));
         return command;
     }
 
