@@ -57,7 +57,7 @@ public sealed partial class TunnelEngine
     private void Refuse(TunnelDropReason reason, DatagramAddress source)
     {
         Counters.Drop(reason);
-        if (ShouldLog(reason, out var notLogged))
+        if (ShouldLog(reason, LogLevel.Warning, out var notLogged))
         {
             TunnelLog.RefusedDatagram(_logger, source.ToString(), Describe(reason), notLogged);
         }
@@ -66,16 +66,20 @@ public sealed partial class TunnelEngine
     private void RefusePacket(TunnelDropReason reason, long count = 1)
     {
         Counters.Drop(reason, count);
-        if (ShouldLog(reason, out var notLogged))
+
+        // The kernel sends IPv6 router solicitations and multicast on every interface that comes up, and the tunnel
+        // rarely routes them: unrouted packets are routine, so they are logged only at Debug level.
+        var level = reason == TunnelDropReason.NoRoute ? LogLevel.Debug : LogLevel.Warning;
+        if (ShouldLog(reason, level, out var notLogged))
         {
-            TunnelLog.RefusedPacket(_logger, Describe(reason), notLogged);
+            TunnelLog.RefusedPacket(_logger, level, Describe(reason), notLogged);
         }
     }
 
-    private bool ShouldLog(TunnelDropReason reason, out long notLogged)
+    private bool ShouldLog(TunnelDropReason reason, LogLevel level, out long notLogged)
     {
         notLogged = 0;
-        if (!_logger.IsEnabled(LogLevel.Warning))
+        if (!_logger.IsEnabled(level))
         {
             return false;
         }

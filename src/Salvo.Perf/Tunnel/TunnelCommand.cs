@@ -101,7 +101,7 @@ internal static class TunnelCommand
                 throw new CliException("up: --duration must be more than 0 seconds");
             }
 
-            using var tunnel = TunnelDevice.Start(configuration, LinuxTunDevice.Open(interfaceName));
+            using var tunnel = TunnelDevice.Start(configuration, LinuxTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
             ConfigureInterface(tunnel.InterfaceName, configuration);
             console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
             Directory.CreateDirectory(StatusFolder);

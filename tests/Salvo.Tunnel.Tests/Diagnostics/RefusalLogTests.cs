@@ -47,6 +47,19 @@ public sealed class RefusalLogTests
     }
 
     [Fact]
+    public void UnroutedPacketFromDevice_IsLoggedAtDebugOnly()
+    {
+        var logger = new RecordingLogger();
+        using var pair = new TunnelPair(bobLogger: logger);
+        pair.BobSends(TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.77"));
+
+        Assert.Equal(1, pair.Bob.Counters[TunnelDropReason.NoRoute]);
+        var entry = Assert.Single(logger.Entries);
+        Assert.StartsWith("Debug: ", entry, StringComparison.Ordinal);
+        Assert.Contains("no peer's AllowedIPs hold the destination", entry, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void RepeatedRefusals_LogOncePerSecond_WithTheCountSkipped()
     {
         var logger = new RecordingLogger();
