@@ -20,7 +20,7 @@ internal static class SalvoCli
             "salvo: measures UDP on this host. Throughput and loss of plain .NET sockets against Salvo's batched " +
             "paths (loopback), iperf3-style tests between two hosts (server/client), request/response latency (rr), " +
             "size sweeps with an HTML report (sweep), many TCP connections (connections), an impairment relay (impair), " +
-            "a mixed-load soak (soak), UDP-first transport with TCP fallback (transport), and what limits UDP here (doctor).")
+            "a mixed-load soak (soak), UDP-first transport with TCP fallback (transport), a WireGuard-compatible tunnel (tunnel), and what limits UDP here (doctor).")
         {
             LoopbackCommand.Create(console),
             ServerCommand.Create(console),
@@ -32,6 +32,7 @@ internal static class SalvoCli
             Impair.ImpairCommand.Create(console),
             Soak.SoakCommand.Create(console),
             Transport.TransportCommand.Create(console),
+            Tunnel.TunnelCommand.Create(console),
         };
         root.Options.Add(new VersionOption());
         root.Options.Add(CommonOptions.Json);

@@ -23,6 +23,7 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(Traffic.ClientReport))]
 [JsonSerializable(typeof(Traffic.ServerTestReport))]
 [JsonSerializable(typeof(Sweep.SweepReport))]
+[JsonSerializable(typeof(Tunnel.TunnelBenchReport))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>

@@ -1,0 +1,30 @@
+using Salvo.Perf.Measurement;
+
+namespace Salvo.Perf.Tunnel;
+
+/// <summary>What <c>salvo tunnel bench --json</c> prints.</summary>
+/// <param name="Environment">Where it ran, with the load average at the start.</param>
+/// <param name="Seconds">Seconds of each iperf3 run (-t).</param>
+/// <param name="Rounds">Interleaved rounds; each figure is the median over them.</param>
+/// <param name="Placement">Where the processes ran: no pinning, both namespaces on the same host.</param>
+/// <param name="Paths">One entry per path, in the order measured within each round.</param>
+internal sealed record TunnelBenchReport(EnvironmentInfo Environment, int Seconds, int Rounds, string Placement, IReadOnlyList<TunnelBenchPath> Paths);
+
+/// <summary>One path's medians and the samples behind them.</summary>
+/// <param name="Path">veth, salvo or wireguard-go.</param>
+/// <param name="TcpMbps">iperf3, one TCP stream: Mbit/s the receiver got.</param>
+/// <param name="UdpMbps">iperf3 UDP, 1,300-byte datagrams, unlimited rate (-b 0): Mbit/s the receiver got.</param>
+/// <param name="UdpLossPercent">The share of those UDP datagrams lost.</param>
+/// <param name="PingMicroseconds">ping's average round trip, 50 echoes 10 ms apart.</param>
+/// <param name="TcpSamples">Each round's TCP figure.</param>
+/// <param name="UdpSamples">Each round's UDP figure.</param>
+/// <param name="PingSamples">Each round's ping figure.</param>
+internal sealed record TunnelBenchPath(
+    string Path,
+    double TcpMbps,
+    double UdpMbps,
+    double UdpLossPercent,
+    double PingMicroseconds,
+    IReadOnlyList<double> TcpSamples,
+    IReadOnlyList<double> UdpSamples,
+    IReadOnlyList<double> PingSamples);

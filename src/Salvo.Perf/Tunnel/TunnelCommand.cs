@@ -1,0 +1,182 @@
+using System.CommandLine;
+using System.Diagnostics;
+using Salvo.Perf.Cli;
+using Salvo.Tunnel;
+using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Pal.Linux;
+
+namespace Salvo.Perf.Tunnel;
+
+/// <summary><c>salvo tunnel</c>: WireGuard-compatible keys and a tunnel interface from a wg/wg-quick file.</summary>
+internal static class TunnelCommand
+{
+    /// <summary>Where a running <c>up</c> writes its status once a second for <c>show</c> to print.</summary>
+    internal const string StatusFolder = "/run/salvo-tunnel";
+
+    public static Command Create(CliConsole console)
+    {
+        var command = new Command("tunnel",
+            "An encrypted layer-3 tunnel that speaks the WireGuard protocol (interoperates with wireguard-go and the " +
+            "kernel module): genkey, pubkey, up CONFIG, show, bench.");
+        command.Subcommands.Add(GenKey(console));
+        command.Subcommands.Add(PubKey(console));
+        command.Subcommands.Add(Up(console));
+        command.Subcommands.Add(Show(console));
+        command.Subcommands.Add(TunnelBenchCommand.Create(console));
+        return command;
+    }
+
+    private static Command GenKey(CliConsole console)
+    {
+        var command = new Command("genkey", "Prints a new random private key in base64, like 'wg genkey'.");
+        command.SetAction(_ =>
+        {
+            console.Out.WriteLine(WireGuardKey.GeneratePrivateKey().ToString());
+            return 0;
+        });
+        return command;
+    }
+
+    private static Command PubKey(CliConsole console)
+    {
+        var command = new Command("pubkey", "Reads a private key on standard input and prints its public key, like 'wg pubkey'.");
+        command.SetAction(_ =>
+        {
+            var text = Console.In.ReadToEnd();
+            if (!WireGuardKey.TryParse(text, out var key))
+            {
+                throw new CliException("pubkey: standard input must be a 44-character base64 private key (as 'salvo tunnel genkey' prints)");
+            }
+
+            console.Out.WriteLine(key!.DerivePublicKey().ToString());
+            return 0;
+        });
+        return command;
+    }
+
+    private static Command Up(CliConsole console)
+    {
+        var config = new Argument<FileInfo>("CONFIG") { Description = "A wg/wg-quick configuration file." };
+        var name = new Option<string>("--name")
+        {
+            Description = "The TUN interface name. Defaults to the file name without extension (wg-quick's rule), e.g. salvo0.conf -> salvo0.",
+        };
+        var duration = new Option<double?>("--duration", "-t")
+        {
+            Description = "Take the interface down after this many seconds. Defaults to running until Ctrl+C.",
+        };
+        var command = new Command("up",
+            "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C " +
+            "(Linux, root). Status goes to " + StatusFolder + "/NAME for 'salvo tunnel show'.")
+        {
+            config, name, duration,
+        };
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var file = parse.GetValue(config)!;
+            if (!file.Exists)
+            {
+                throw new CliException($"up: CONFIG: no such file '{file.FullName}'");
+            }
+
+            if (!OperatingSystem.IsLinux())
+            {
+                throw new CliException("up: the tunnel's device needs Linux (/dev/net/tun)");
+            }
+
+            TunnelConfiguration configuration;
+            try
+            {
+                configuration = WireGuardConfigParser.ParseFile(file.FullName);
+            }
+            catch (TunnelConfigurationException e)
+            {
+                throw new CliException($"up: {file.Name}: {e.Message}");
+            }
+
+            var interfaceName = parse.GetValue(name) ?? Path.GetFileNameWithoutExtension(file.Name);
+            var seconds = parse.GetValue(duration);
+            if (seconds is <= 0)
+            {
+                throw new CliException("up: --duration must be more than 0 seconds");
+            }
+
+            using var tunnel = TunnelDevice.Start(configuration, LinuxTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
+            ConfigureInterface(tunnel.InterfaceName, configuration);
+            console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
+            Directory.CreateDirectory(StatusFolder);
+            var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
+            var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
+            try
+            {
+                while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
+                {
+                    await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel), CancellationToken.None).ConfigureAwait(false);
+                    await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                File.Delete(statusFile);
+            }
+
+            console.Note($"salvo tunnel: {tunnel.InterfaceName} down");
+            return 0;
+        });
+        return command;
+    }
+
+    private static Command Show(CliConsole console)
+    {
+        var name = new Argument<string?>("NAME") { Description = "One interface. Defaults to every running one.", Arity = ArgumentArity.ZeroOrOne };
+        var command = new Command("show", "Prints the interfaces that 'salvo tunnel up' runs: keys, port, peers, endpoints, handshakes, transfer.") { name };
+        command.SetAction(parse =>
+        {
+            var files = Directory.Exists(StatusFolder) ? Directory.GetFiles(StatusFolder).Order(StringComparer.Ordinal).ToList() : [];
+            var only = parse.GetValue(name);
+            if (only is not null)
+            {
+                files = [.. files.Where(f => Path.GetFileName(f) == only)];
+                if (files.Count == 0)
+                {
+                    throw new CliException($"show: NAME: no running tunnel '{only}'");
+                }
+            }
+
+            foreach (var file in files)
+            {
+                console.Out.Write(File.ReadAllText(file));
+            }
+
+            return 0;
+        });
+        return command;
+    }
+
+    /// <summary>What wg-quick does with Address and MTU: 'ip address add' and 'ip link set ... mtu ... up'.</summary>
+    private static void ConfigureInterface(string interfaceName, TunnelConfiguration configuration)
+    {
+        foreach (var address in configuration.Addresses)
+        {
+            RunIp("address", "add", address.ToString(), "dev", interfaceName);
+        }
+
+        RunIp("link", "set", "dev", interfaceName, "mtu", configuration.Mtu.ToString(System.Globalization.CultureInfo.InvariantCulture), "up");
+    }
+
+    private static void RunIp(params string[] arguments)
+    {
+        var start = new ProcessStartInfo("ip") { RedirectStandardError = true, UseShellExecute = false };
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start) ?? throw new CliException("up: could not run 'ip' (iproute2)");
+        var error = process.StandardError.ReadToEnd();
+        if (!process.WaitForExit(10_000) || process.ExitCode != 0)
+        {
+            throw new CliException($"up: ip {string.Join(' ', arguments)} failed: {error.Trim()}");
+        }
+    }
+}

@@ -1,0 +1,177 @@
+using System.Net;
+using Salvo.Tunnel.Routing;
+
+namespace Salvo.Tunnel.Configuration;
+
+/// <summary>What has been read so far: the interface settings and the peer being filled in.</summary>
+internal sealed class ParseState
+{
+    private readonly List<PeerConfiguration> _peers = [];
+    private Section _section;
+    private int _sectionLine;
+    private WireGuardKey? _privateKey;
+    private int? _listenPort;
+    private readonly List<InterfaceAddress> _addresses = [];
+    private int? _mtu;
+    private bool _sawInterface;
+    private PeerDraft? _peer;
+
+    private enum Section
+    {
+        None,
+        Interface,
+        Peer,
+    }
+
+    public void BeginSection(string name, int line)
+    {
+        FinishPeer();
+        if (name.Equals("Interface", StringComparison.OrdinalIgnoreCase))
+        {
+            if (_sawInterface)
+            {
+                throw new TunnelConfigurationException(line, null, "a second [Interface] section; a file describes one interface");
+            }
+
+            _sawInterface = true;
+            _section = Section.Interface;
+        }
+        else if (name.Equals("Peer", StringComparison.OrdinalIgnoreCase))
+        {
+            _section = Section.Peer;
+            _peer = new PeerDraft { Line = line };
+        }
+        else
+        {
+            throw new TunnelConfigurationException(line, null, $"unknown section [{name}]; expected [Interface] or [Peer]");
+        }
+
+        _sectionLine = line;
+    }
+
+    public void Set(string key, string value, int line)
+    {
+        switch (_section)
+        {
+            case Section.Interface:
+                SetInterface(key, value, line);
+                break;
+            case Section.Peer:
+                SetPeer(_peer!, key, value, line);
+                break;
+            default:
+                throw new TunnelConfigurationException(line, key, "appears before any [Interface] or [Peer] section");
+        }
+    }
+
+    public TunnelConfiguration Build()
+    {
+        FinishPeer();
+        if (_privateKey is null)
+        {
+            throw new TunnelConfigurationException(_sawInterface ? _sectionLine : 0, "PrivateKey", "is required in [Interface]");
+        }
+
+        return new TunnelConfiguration
+        {
+            PrivateKey = _privateKey,
+            ListenPort = _listenPort,
+            Addresses = _addresses,
+            Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
+            Peers = _peers,
+        };
+    }
+
+    private void SetInterface(string key, string value, int line)
+    {
+        switch (key.ToUpperInvariant())
+        {
+            case "PRIVATEKEY":
+                _privateKey = WireGuardConfigParser.ParseKey(value, key, line);
+                break;
+            case "LISTENPORT":
+                _listenPort = WireGuardConfigParser.ParseInteger(value, key, line, 0, IPEndPoint.MaxPort);
+                break;
+            case "ADDRESS":
+                _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, InterfaceAddress.Parse));
+                break;
+            case "MTU":
+                // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.
+                _mtu = WireGuardConfigParser.ParseInteger(value, key, line, 1280, 65_535);
+                break;
+            default:
+                throw new TunnelConfigurationException(line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address or MTU");
+        }
+    }
+
+    private static void SetPeer(PeerDraft peer, string key, string value, int line)
+    {
+        switch (key.ToUpperInvariant())
+        {
+            case "PUBLICKEY":
+                peer.PublicKey = WireGuardConfigParser.ParseKey(value, key, line);
+                break;
+            case "PRESHAREDKEY":
+                peer.PresharedKey = WireGuardConfigParser.ParseKey(value, key, line);
+                break;
+            case "ALLOWEDIPS":
+                peer.AllowedIps.AddRange(WireGuardConfigParser.ParseList(value, key, line, IPPrefix.Parse));
+                break;
+            case "ENDPOINT":
+                peer.Endpoint = WireGuardConfigParser.ParseEndpoint(value, key, line);
+                break;
+            case "PERSISTENTKEEPALIVE":
+                var seconds = value.Equals("off", StringComparison.OrdinalIgnoreCase)
+                    ? 0
+                    : WireGuardConfigParser.ParseInteger(value, key, line, 0, 65_535);
+                peer.PersistentKeepalive = seconds == 0 ? null : TimeSpan.FromSeconds(seconds);
+                break;
+            default:
+                throw new TunnelConfigurationException(line, key, "unknown key in [Peer]; expected PublicKey, PresharedKey, AllowedIPs, Endpoint or PersistentKeepalive");
+        }
+    }
+
+    private void FinishPeer()
+    {
+        if (_peer is null)
+        {
+            return;
+        }
+
+        var peer = _peer;
+        _peer = null;
+        if (peer.PublicKey is null)
+        {
+            throw new TunnelConfigurationException(peer.Line, "PublicKey", "is required in every [Peer]");
+        }
+
+        if (_peers.Any(p => p.PublicKey.Equals(peer.PublicKey)))
+        {
+            throw new TunnelConfigurationException(peer.Line, "PublicKey", "this peer appears twice");
+        }
+
+        _peers.Add(new PeerConfiguration
+        {
+            PublicKey = peer.PublicKey,
+            PresharedKey = peer.PresharedKey,
+            AllowedIps = peer.AllowedIps,
+            Endpoint = peer.Endpoint,
+            PersistentKeepalive = peer.PersistentKeepalive,
+        });
+    }
+
+    private sealed class PeerDraft
+    {
+        public int Line { get; init; }
+
+        public WireGuardKey? PublicKey { get; set; }
+
+        public WireGuardKey? PresharedKey { get; set; }
+
+        public List<IPPrefix> AllowedIps { get; } = [];
+
+        public IPEndPoint? Endpoint { get; set; }
+
+        public TimeSpan? PersistentKeepalive { get; set; }
+    }
+}

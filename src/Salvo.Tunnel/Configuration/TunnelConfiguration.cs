@@ -1,0 +1,45 @@
+using System.Net;
+using Salvo.Tunnel.Routing;
+
+namespace Salvo.Tunnel.Configuration;
+
+/// <summary>One tunnel interface: the <c>[Interface]</c> section of a wg/wg-quick file and its peers.</summary>
+public sealed class TunnelConfiguration
+{
+    /// <summary>The tunnel's MTU when none is given: 1500 minus the 80 bytes of IPv6 + UDP + WireGuard overhead, as wg-quick uses.</summary>
+    public const int DefaultMtu = 1420;
+
+    /// <summary>This end's static private key. Required.</summary>
+    public required WireGuardKey PrivateKey { get; init; }
+
+    /// <summary>The UDP port to listen on; null picks a free one. Defaults to null.</summary>
+    public int? ListenPort { get; init; }
+
+    /// <summary>Addresses to put on the TUN device, host bits kept (wg-quick's Address). Defaults to none.</summary>
+    public IReadOnlyList<InterfaceAddress> Addresses { get; init; } = [];
+
+    /// <summary>The TUN device's MTU. Defaults to <see cref="DefaultMtu"/>.</summary>
+    public int Mtu { get; init; } = DefaultMtu;
+
+    /// <summary>The peers. Defaults to none.</summary>
+    public IReadOnlyList<PeerConfiguration> Peers { get; init; } = [];
+}
+
+/// <summary>One <c>[Peer]</c> section.</summary>
+public sealed class PeerConfiguration
+{
+    /// <summary>The peer's static public key. Required.</summary>
+    public required WireGuardKey PublicKey { get; init; }
+
+    /// <summary>An extra symmetric key mixed into the handshake (post-quantum resistance). Defaults to none (zeros).</summary>
+    public WireGuardKey? PresharedKey { get; init; }
+
+    /// <summary>Source addresses accepted from the peer and destinations routed to it. Defaults to none.</summary>
+    public IReadOnlyList<IPPrefix> AllowedIps { get; init; } = [];
+
+    /// <summary>Where to send until the peer is heard from; null waits for the peer to start. Defaults to null.</summary>
+    public IPEndPoint? Endpoint { get; init; }
+
+    /// <summary>Send an empty packet after this long without sending, to keep NAT state alive; null is off. Defaults to null.</summary>
+    public TimeSpan? PersistentKeepalive { get; init; }
+}

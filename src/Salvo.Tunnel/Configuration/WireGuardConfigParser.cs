@@ -1,0 +1,109 @@
+using System.Globalization;
+using System.Net;
+
+namespace Salvo.Tunnel.Configuration;
+
+/// <summary>
+/// Reads the INI-like files of <c>wg setconf</c> and <c>wg-quick</c>: an <c>[Interface]</c> section and
+/// <c>[Peer]</c> sections of <c>Key = Value</c> lines, <c>#</c> comments, keys in any case, list values separated
+/// by commas and repeatable. Every problem names its line and key; keys this tunnel does not act on are refused
+/// rather than ignored.
+/// </summary>
+public static class WireGuardConfigParser
+{
+    private static readonly HashSet<string> s_unsupported = new(StringComparer.OrdinalIgnoreCase)
+    {
+        "DNS", "Table", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig", "FwMark",
+    };
+
+    /// <summary>Reads a file.</summary>
+    public static TunnelConfiguration ParseFile(string path) => Parse(File.ReadAllText(path));
+
+    /// <summary>Reads configuration text.</summary>
+    /// <exception cref="TunnelConfigurationException">The text names the line and key of the first problem.</exception>
+    public static TunnelConfiguration Parse(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        var state = new ParseState();
+        var lines = text.Split('\n');
+        for (var i = 0; i < lines.Length; i++)
+        {
+            var lineNumber = i + 1;
+            var line = StripComment(lines[i]).Trim();
+            if (line.Length == 0)
+            {
+                continue;
+            }
+
+            if (line.StartsWith('[') && line.EndsWith(']'))
+            {
+                state.BeginSection(line[1..^1].Trim(), lineNumber);
+                continue;
+            }
+
+            var equals = line.IndexOf('=', StringComparison.Ordinal);
+            if (equals <= 0)
+            {
+                throw new TunnelConfigurationException(lineNumber, null, $"expected 'Key = Value' or a [Section], not '{line}'");
+            }
+
+            var key = line[..equals].Trim();
+            var value = line[(equals + 1)..].Trim();
+            if (s_unsupported.Contains(key))
+            {
+                throw new TunnelConfigurationException(lineNumber, key, "is a wg-quick setting this tunnel does not apply; remove it");
+            }
+
+            state.Set(key, value, lineNumber);
+        }
+
+        return state.Build();
+    }
+
+    private static string StripComment(string line)
+    {
+        var hash = line.IndexOf('#', StringComparison.Ordinal);
+        return hash < 0 ? line : line[..hash];
+    }
+
+    internal static WireGuardKey ParseKey(string value, string key, int line) =>
+        WireGuardKey.TryParse(value, out var parsed)
+            ? parsed!
+            : throw new TunnelConfigurationException(line, key, "must be a 44-character base64 key (as wg genkey / wg pubkey print)");
+
+    internal static int ParseInteger(string value, string key, int line, int minimum, int maximum) =>
+        int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var number) && number >= minimum && number <= maximum
+            ? number
+            : throw new TunnelConfigurationException(line, key, $"must be a whole number from {minimum} to {maximum}, not '{value}'");
+
+    /// <summary>A comma-separated list, each item read by <paramref name="parse"/>; a bad item names the line and key.</summary>
+    internal static List<T> ParseList<T>(string value, string key, int line, Func<string, T> parse)
+    {
+        var items = new List<T>();
+        foreach (var item in value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            try
+            {
+                items.Add(parse(item));
+            }
+            catch (FormatException e)
+            {
+                throw new TunnelConfigurationException(line, key, e.Message);
+            }
+        }
+
+        return items;
+    }
+
+    internal static IPEndPoint ParseEndpoint(string value, string key, int line)
+    {
+        // host:port, with IPv6 in brackets ([fd00::1]:51820), as wg writes it.
+        if (!IPEndPoint.TryParse(value, out var endPoint) || endPoint.Port == 0
+            || (endPoint.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 && !value.StartsWith('[')))
+        {
+            throw new TunnelConfigurationException(line, key, $"must be IP:port or [IPv6]:port with a port from 1 to 65535, not '{value}' (host names are not resolved)");
+        }
+
+        return endPoint;
+    }
+}

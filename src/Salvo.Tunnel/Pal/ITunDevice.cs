@@ -1,0 +1,17 @@
+namespace Salvo.Tunnel.Pal;
+
+/// <summary>A layer-3 virtual interface: IP packets in and out, in batches.</summary>
+public interface ITunDevice : IDisposable
+{
+    /// <summary>The interface name the kernel gave (for example <c>salvo0</c>).</summary>
+    string Name { get; }
+
+    /// <summary>
+    /// Waits up to <paramref name="timeout"/> for packets, then reads as many as are ready into
+    /// <paramref name="batch"/> (cleared first). Returns the count; 0 on timeout.
+    /// </summary>
+    int ReadBatch(PacketBatch batch, TimeSpan timeout);
+
+    /// <summary>Writes one IP packet to the interface; false when the kernel refused it (counted by the caller).</summary>
+    bool Write(ReadOnlySpan<byte> packet);
+}

@@ -1,0 +1,23 @@
+using System.Net;
+using Salvo.Tunnel.Routing;
+
+namespace Salvo.Tunnel;
+
+/// <summary>What <c>salvo tunnel show</c> prints about a peer.</summary>
+/// <param name="PublicKey">The peer's public key.</param>
+/// <param name="Endpoint">Where packets go now (the configured one, or where the peer last spoke from).</param>
+/// <param name="AllowedIps">The prefixes routed to the peer.</param>
+/// <param name="LatestHandshake">When the last handshake completed, or null.</param>
+/// <param name="ReceivedBytes">Bytes of authenticated datagrams received.</param>
+/// <param name="SentBytes">Bytes of datagrams sent.</param>
+/// <param name="PersistentKeepalive">The keepalive interval, or null when off.</param>
+/// <param name="HasSession">Whether a session key is in use.</param>
+public sealed record PeerStatus(
+    WireGuardKey PublicKey,
+    IPEndPoint? Endpoint,
+    IReadOnlyList<IPPrefix> AllowedIps,
+    DateTimeOffset? LatestHandshake,
+    long ReceivedBytes,
+    long SentBytes,
+    TimeSpan? PersistentKeepalive,
+    bool HasSession);

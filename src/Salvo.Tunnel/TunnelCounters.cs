@@ -1,0 +1,39 @@
+namespace Salvo.Tunnel;
+
+/// <summary>
+/// What went through the tunnel and what was dropped, and why; each count only grows. Written under the engine's
+/// lock; read from any thread (aligned 64-bit reads do not tear on the platforms .NET runs on).
+/// </summary>
+public sealed class TunnelCounters
+{
+    private readonly long[] _dropped = new long[Enum.GetValues<TunnelDropReason>().Length];
+
+    /// <summary>IP packets from the device encrypted and sent.</summary>
+    public long PacketsSent { get; internal set; }
+
+    /// <summary>Bytes of the IP packets in <see cref="PacketsSent"/>.</summary>
+    public long BytesSent { get; internal set; }
+
+    /// <summary>IP packets decrypted, authenticated, allowed and handed to the device.</summary>
+    public long PacketsReceived { get; internal set; }
+
+    /// <summary>Bytes of the IP packets in <see cref="PacketsReceived"/>.</summary>
+    public long BytesReceived { get; internal set; }
+
+    /// <summary>Handshakes completed as the initiator (a response was accepted).</summary>
+    public long HandshakesInitiated { get; internal set; }
+
+    /// <summary>Handshakes answered as the responder (an initiation was accepted and a response sent).</summary>
+    public long HandshakesAnswered { get; internal set; }
+
+    /// <summary>Cookie replies sent because of load.</summary>
+    public long CookieRepliesSent { get; internal set; }
+
+    /// <summary>Datagrams or packets dropped for <paramref name="reason"/>.</summary>
+    public long this[TunnelDropReason reason] => Volatile.Read(ref _dropped[(int)reason]);
+
+    /// <summary>Every drop, whatever the reason.</summary>
+    public long TotalDropped => _dropped.Sum();
+
+    internal void Drop(TunnelDropReason reason, long count = 1) => _dropped[(int)reason] += count;
+}

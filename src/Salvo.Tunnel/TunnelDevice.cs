@@ -1,0 +1,171 @@
+using System.Net;
+using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
+using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Pal;
+
+namespace Salvo.Tunnel;
+
+/// <summary>
+/// Runs a tunnel: a UDP socket (Salvo's <see cref="DatagramSocket"/>, batched receive and send), a TUN device and
+/// the engine between them, on two dedicated threads. Device to network: read a batch of packets, encrypt, one
+/// batched send. Network to device: receive a batch of datagrams, decrypt in place, write the packets. Each loop
+/// waits at most <see cref="TunnelEngine.TickInterval"/>, so timers run and <see cref="Dispose"/> returns promptly.
+/// </summary>
+public sealed class TunnelDevice : IDisposable
+{
+    private const int BatchSize = 64;
+
+    /// <summary>The largest datagram: an MTU-sized packet padded, with the 32 bytes of header and tag.</summary>
+    private readonly int _maxDatagram;
+    private readonly ITunDevice _tun;
+    private readonly DatagramSocket _socket;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Thread _outbound;
+    private readonly Thread _inbound;
+
+    private TunnelDevice(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time, ILogger? logger)
+    {
+        _tun = tun;
+        _maxDatagram = configuration.Mtu + 32;
+        Engine = new TunnelEngine(configuration, time, logger: logger, name: tun.Name);
+        _socket = BindDualStack(configuration.ListenPort ?? 0);
+        _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
+        _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
+    }
+
+    /// <summary>The protocol engine, for status.</summary>
+    public TunnelEngine Engine { get; }
+
+    /// <summary>The UDP port the tunnel listens on.</summary>
+    public int ListenPort => _socket.LocalEndPoint.Port;
+
+    /// <summary>The TUN interface name.</summary>
+    public string InterfaceName => _tun.Name;
+
+    /// <summary>Packets the kernel refused to take from the tunnel.</summary>
+    public long TunWriteFailures => Interlocked.Read(ref _tunWriteFailures);
+
+    private long _tunWriteFailures;
+
+    /// <summary>Binds the socket and starts both loops; the device is taken over and disposed with the tunnel.</summary>
+    /// <param name="configuration">Keys, peers and routes.</param>
+    /// <param name="tun">The device packets come from and go to.</param>
+    /// <param name="time">The clock. Defaults to the system clock.</param>
+    /// <param name="logger">Where refused handshakes and packets are logged, with the reason. Defaults to none.</param>
+    public static TunnelDevice Start(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time = null, ILogger? logger = null)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        ArgumentNullException.ThrowIfNull(tun);
+        var device = new TunnelDevice(configuration, tun, time, logger);
+        var output = new Output(device, new SendBatch(BatchSize, device._maxDatagram));
+        device.Engine.Start(output);
+        output.Flush();
+        device._outbound.Start();
+        device._inbound.Start();
+        return device;
+    }
+
+    /// <inheritdoc />
+    public void Dispose()
+    {
+        _stop.Cancel();
+        _outbound.Join(TimeSpan.FromSeconds(2));
+        _inbound.Join(TimeSpan.FromSeconds(2));
+        _socket.Dispose();
+        _tun.Dispose();
+        Engine.Dispose();
+        _stop.Dispose();
+    }
+
+    /// <summary>One socket for IPv4 and IPv6 peers ([::] with IPV6_V6ONLY off); IPv4 alone where the host has no IPv6.</summary>
+    private static DatagramSocket BindDualStack(int port)
+    {
+        if (Socket.OSSupportsIPv6)
+        {
+            try
+            {
+                return DatagramSocket.Bind(new IPEndPoint(IPAddress.IPv6Any, port));
+            }
+            catch (SocketException e) when (e.SocketErrorCode is SocketError.AddressFamilyNotSupported or SocketError.AddressNotAvailable)
+            {
+            }
+        }
+
+        return DatagramSocket.Bind(new IPEndPoint(IPAddress.Any, port));
+    }
+
+    private void RunOutbound()
+    {
+        var packets = new PacketBatch(BatchSize, _maxDatagram);
+        var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
+        var nextTick = DateTime.UtcNow;
+        while (!_stop.IsCancellationRequested)
+        {
+            if (_tun.ReadBatch(packets, TunnelEngine.TickInterval) > 0)
+            {
+                Engine.SendPackets(packets, output);
+            }
+
+            if (DateTime.UtcNow >= nextTick)
+            {
+                Engine.Tick(output);
+                nextTick = DateTime.UtcNow + TunnelEngine.TickInterval;
+            }
+
+            output.Flush();
+        }
+    }
+
+    private void RunInbound()
+    {
+        var datagrams = new ReceiveBatch(BatchSize, _maxDatagram + 64);
+        var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
+        while (!_stop.IsCancellationRequested)
+        {
+            try
+            {
+                if (_socket.Receive(datagrams, TunnelEngine.TickInterval) > 0)
+                {
+                    Engine.ReceiveDatagrams(datagrams, output);
+                    output.Flush();
+                }
+            }
+            catch (ObjectDisposedException) when (_stop.IsCancellationRequested)
+            {
+                return;
+            }
+        }
+    }
+
+    private sealed class Output(TunnelDevice device, SendBatch batch) : ITunnelOutput
+    {
+        public Span<byte> AddDatagram(int length, DatagramAddress destination)
+        {
+            if (!batch.TryAdd(length, destination, out var payload))
+            {
+                Flush();
+                batch.TryAdd(length, destination, out payload);
+            }
+
+            return payload;
+        }
+
+        public void WritePacket(ReadOnlySpan<byte> packet)
+        {
+            if (!device._tun.Write(packet))
+            {
+                Interlocked.Increment(ref device._tunWriteFailures);
+            }
+        }
+
+        public void Flush()
+        {
+            if (batch.Count > 0)
+            {
+                device._socket.Send(batch);
+                batch.Clear();
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+namespace Salvo.Tunnel;
+
+/// <summary>Why the tunnel refused a datagram from the network or a packet from the device.</summary>
+public enum TunnelDropReason
+{
+    /// <summary>Not a message of the protocol: a type other than 1 to 4, or the wrong size for its type.</summary>
+    Malformed,
+
+    /// <summary>A response, cookie reply or transport message naming a receiver index with no handshake or session.</summary>
+    UnknownIndex,
+
+    /// <summary>A handshake message whose MAC1 does not prove the sender knows our public key.</summary>
+    InvalidMac1,
+
+    /// <summary>A handshake without a valid MAC2 while under load: answered with a cookie reply instead of Diffie-Hellman work.</summary>
+    CookieRequired,
+
+    /// <summary>An initiation whose static key or timestamp did not decrypt: it was not made for our key.</summary>
+    HandshakeNotAuthenticated,
+
+    /// <summary>An initiation from a public key that is not a configured peer.</summary>
+    UnknownPeer,
+
+    /// <summary>An initiation whose TAI64N timestamp is not newer than the last one accepted from that peer (a replay).</summary>
+    StaleTimestamp,
+
+    /// <summary>An initiation less than 20 ms after the last one accepted from that peer.</summary>
+    InitiationFlood,
+
+    /// <summary>A response or cookie reply that did not authenticate.</summary>
+    ResponseNotAuthenticated,
+
+    /// <summary>A transport message whose Poly1305 tag did not verify.</summary>
+    DecryptionFailed,
+
+    /// <summary>A transport message with a counter seen before or too old for the replay window.</summary>
+    Replayed,
+
+    /// <summary>A transport message under a key older than REJECT_AFTER_TIME (180 s).</summary>
+    Expired,
+
+    /// <summary>A decrypted packet that is not a whole IPv4 or IPv6 packet.</summary>
+    BadInnerPacket,
+
+    /// <summary>A decrypted packet whose source address is not in the sending peer's AllowedIPs.</summary>
+    SourceNotAllowed,
+
+    /// <summary>A packet from the device with no peer for its destination, or a peer with no endpoint.</summary>
+    NoRoute,
+
+    /// <summary>A packet that waited for a handshake and was dropped: the queue was full or the handshake gave up.</summary>
+    StagedDropped,
+}

@@ -1,0 +1,284 @@
+using System.Buffers.Binary;
+using Salvo.Tunnel.Protocol;
+using Salvo.Tunnel.Routing;
+
+namespace Salvo.Tunnel;
+
+public sealed partial class TunnelEngine
+{
+    /// <summary>
+    /// Handles one datagram from the UDP socket: answers handshakes, decrypts transport data in place and writes
+    /// the packets that authenticate and come from an allowed source. Bad input is counted and dropped, never thrown.
+    /// </summary>
+    public void ReceiveDatagram(Span<byte> datagram, DatagramAddress source, ITunnelOutput output)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        lock (_gate)
+        {
+            switch (MessageLayout.Classify(datagram))
+            {
+                case MessageType.Initiation:
+                    ReceiveInitiation(datagram, source, output);
+                    break;
+                case MessageType.Response:
+                    ReceiveResponse(datagram, source, output);
+                    break;
+                case MessageType.CookieReply:
+                    ReceiveCookieReply(datagram, source);
+                    break;
+                case MessageType.Transport:
+                    ReceiveTransport(datagram, source, output);
+                    break;
+                default:
+                    Refuse(TunnelDropReason.Malformed, source);
+                    break;
+            }
+        }
+    }
+
+    /// <summary>Handles every datagram of a received batch, in order.</summary>
+    public void ReceiveDatagrams(ReceiveBatch batch, ITunnelOutput output)
+    {
+        ArgumentNullException.ThrowIfNull(batch);
+        for (var i = 0; i < batch.Count; i++)
+        {
+            var datagram = batch[i];
+            // The batch's blocks belong to the caller's loop and are reused next round: decrypting in place is safe.
+            // A dual-stack socket reports IPv4 peers IPv4-mapped; keep them in the form the configuration uses.
+            ReceiveDatagram(System.Runtime.InteropServices.MemoryMarshal.AsMemory(datagram.Memory).Span, datagram.Source.Unmap(), output);
+        }
+    }
+
+    /// <summary>MAC1 always; under load also MAC2, answering a message without it with a cookie reply.</summary>
+    private bool PassesMacs(ReadOnlySpan<byte> message, int mac1Offset, uint senderIndex, DatagramAddress source, ITunnelOutput output)
+    {
+        if (!_cookieChecker.IsMac1Valid(message, mac1Offset))
+        {
+            Refuse(TunnelDropReason.InvalidMac1, source);
+            return false;
+        }
+
+        if (CountHandshakeAndCheckLoad() && !_cookieChecker.IsMac2Valid(message, mac1Offset, source, _time))
+        {
+            _cookieChecker.WriteReply(message, mac1Offset, senderIndex, source, output.AddDatagram(MessageLayout.CookieReplySize, source), _time);
+            Counters.CookieRepliesSent++;
+            Refuse(TunnelDropReason.CookieRequired, source);
+            return false;
+        }
+
+        return true;
+    }
+
+    private void ReceiveInitiation(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
+    {
+        var sender = MessageLayout.ReadIndex(message, MessageLayout.InitiationSender);
+        if (!PassesMacs(message, MessageLayout.InitiationMac1, sender, source, output))
+        {
+            return;
+        }
+
+        var peer = NoiseHandshake.TryConsumeInitiation(_local, message, FindPeer, _time, out var refusal);
+        if (peer is null)
+        {
+            Refuse(refusal, source);
+            return;
+        }
+
+        peer.Endpoint = source;
+        if (peer.Handshake.LocalIndex != 0)
+        {
+            _indices.Remove(peer.Handshake.LocalIndex);
+        }
+
+        var index = AllocateIndex(peer);
+        Span<byte> response = stackalloc byte[MessageLayout.ResponseSize];
+        if (!NoiseHandshake.TryCreateResponse(_local, peer, index, response))
+        {
+            _indices.Remove(index);
+            Refuse(TunnelDropReason.HandshakeNotAuthenticated, source);
+            return;
+        }
+
+        peer.Cookies.AddMacs(response, MessageLayout.ResponseMac1, _time);
+        var keypair = NoiseHandshake.DeriveKeypair(_local, peer.Handshake, isInitiator: false, _time.GetTimestamp());
+        _indices[index] = new IndexEntry(peer, keypair);
+        Retire(peer.Next);
+        Retire(peer.Previous);
+        peer.Previous = null;
+        peer.Next = keypair;
+
+        response.CopyTo(output.AddDatagram(response.Length, source));
+        peer.SentBytes += response.Length;
+        OnAuthenticatedPacketTraversal(peer);
+        peer.Timers.SendKeepalive = 0;
+        OnSessionDerived(peer);
+        Counters.HandshakesAnswered++;
+        LogHandshake(peer, "responder");
+    }
+
+    private void ReceiveResponse(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
+    {
+        var sender = MessageLayout.ReadIndex(message, MessageLayout.ResponseSender);
+        if (!PassesMacs(message, MessageLayout.ResponseMac1, sender, source, output))
+        {
+            return;
+        }
+
+        var receiver = MessageLayout.ReadIndex(message, MessageLayout.ResponseReceiver);
+        if (!_indices.TryGetValue(receiver, out var entry) || entry.Keypair is not null)
+        {
+            Refuse(TunnelDropReason.UnknownIndex, source);
+            return;
+        }
+
+        var peer = entry.Peer;
+        if (!NoiseHandshake.TryConsumeResponse(_local, peer, message))
+        {
+            Refuse(TunnelDropReason.ResponseNotAuthenticated, source);
+            return;
+        }
+
+        var keypair = NoiseHandshake.DeriveKeypair(_local, peer.Handshake, isInitiator: true, _time.GetTimestamp());
+        _indices[receiver] = new IndexEntry(peer, keypair);
+        Retire(peer.Previous);
+        if (peer.Next is not null)
+        {
+            // Keys we answered with but never saw used stay receivable a while, like an older session.
+            Retire(peer.Current);
+            peer.Previous = peer.Next;
+            peer.Next = null;
+        }
+        else
+        {
+            peer.Previous = peer.Current;
+        }
+
+        peer.Current = keypair;
+        peer.Endpoint = source;
+        peer.ReceivedBytes += message.Length;
+        OnHandshakeComplete(peer);
+        OnSessionDerived(peer);
+        OnAuthenticatedPacketTraversal(peer);
+        peer.Timers.NewHandshake = 0;
+        Counters.HandshakesInitiated++;
+        LogHandshake(peer, "initiator");
+
+        // The initiator confirms the session at once, with what waited or with an empty packet.
+        if (!SendStaged(peer, output))
+        {
+            SendKeepalive(peer, output);
+        }
+    }
+
+    private void ReceiveCookieReply(ReadOnlySpan<byte> message, DatagramAddress source)
+    {
+        var receiver = MessageLayout.ReadIndex(message, MessageLayout.CookieReplyReceiver);
+        if (!_indices.TryGetValue(receiver, out var entry))
+        {
+            Refuse(TunnelDropReason.UnknownIndex, source);
+        }
+        else if (!entry.Peer.Cookies.TryConsumeReply(message, _time))
+        {
+            Refuse(TunnelDropReason.ResponseNotAuthenticated, source);
+        }
+    }
+
+    private void ReceiveTransport(Span<byte> message, DatagramAddress source, ITunnelOutput output)
+    {
+        var receiver = MessageLayout.ReadIndex(message, MessageLayout.TransportReceiver);
+        if (!_indices.TryGetValue(receiver, out var entry) || entry.Keypair is null)
+        {
+            Refuse(TunnelDropReason.UnknownIndex, source);
+            return;
+        }
+
+        var (peer, keypair) = (entry.Peer, entry.Keypair);
+        if (Age(keypair) >= WireGuardProtocol.RejectAfterTime)
+        {
+            Refuse(TunnelDropReason.Expired, source);
+            return;
+        }
+
+        var counter = BinaryPrimitives.ReadUInt64LittleEndian(message[MessageLayout.TransportCounter..]);
+        if (!keypair.Replay.MayAccept(counter))
+        {
+            Refuse(TunnelDropReason.Replayed, source);
+            return;
+        }
+
+        Span<byte> nonce = stackalloc byte[12];
+        MessageLayout.WriteNonce(nonce, counter);
+        var body = message[MessageLayout.TransportHeaderSize..];
+        var plaintext = body[..^MessageLayout.TagSize];
+        if (!keypair.Receive.TryOpen(nonce, [], body, plaintext))
+        {
+            Refuse(TunnelDropReason.DecryptionFailed, source);
+            return;
+        }
+
+        if (!keypair.Replay.TryMark(counter))
+        {
+            Refuse(TunnelDropReason.Replayed, source);
+            return;
+        }
+
+        if (ReferenceEquals(keypair, peer.Next))
+        {
+            Retire(peer.Previous);
+            peer.Previous = peer.Current;
+            peer.Current = keypair;
+            peer.Next = null;
+            OnHandshakeComplete(peer);
+            SendStaged(peer, output);
+        }
+
+        peer.Endpoint = source;
+        peer.ReceivedBytes += message.Length;
+        OnAuthenticatedPacketTraversal(peer);
+        peer.Timers.NewHandshake = 0;
+
+        // The initiator's key is near the end of its life and the responder cannot start a handshake for it:
+        // ask once now, so a new session is ready before this one is refused.
+        if (keypair.IsInitiator && ReferenceEquals(keypair, peer.Current) && !peer.Timers.SentLastMinuteHandshake
+            && Age(keypair) >= WireGuardProtocol.RejectAfterTime - WireGuardProtocol.KeepaliveTimeout - WireGuardProtocol.RekeyTimeout)
+        {
+            peer.Timers.SentLastMinuteHandshake = true;
+            SendInitiation(peer, isRetry: false, output);
+        }
+
+        if (plaintext.IsEmpty)
+        {
+            return;
+        }
+
+        OnDataReceived(peer);
+        var length = IPPacket.DeclaredLength(plaintext);
+        if (length == 0 || length > plaintext.Length)
+        {
+            Refuse(TunnelDropReason.BadInnerPacket, source);
+            return;
+        }
+
+        var packet = plaintext[..length];
+        if (!ReferenceEquals(_routes.LookupSource(packet), peer))
+        {
+            Refuse(TunnelDropReason.SourceNotAllowed, source);
+            return;
+        }
+
+        Counters.PacketsReceived++;
+        Counters.BytesReceived += packet.Length;
+        output.WritePacket(packet);
+    }
+
+    private void Retire(Keypair? keypair)
+    {
+        if (keypair is null)
+        {
+            return;
+        }
+
+        _indices.Remove(keypair.LocalIndex);
+        keypair.Dispose();
+    }
+}

@@ -1,0 +1,116 @@
+using Salvo.Tunnel.Protocol;
+
+namespace Salvo.Tunnel;
+
+public sealed partial class TunnelEngine
+{
+    /// <summary>Fires every timer that is due: retransmissions, keepalives, new handshakes, key expiry.</summary>
+    public void Tick(ITunnelOutput output)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        lock (_gate)
+        {
+            var now = _time.GetTimestamp();
+            foreach (var peer in _peers)
+            {
+                var timers = peer.Timers;
+                if (PeerTimers.IsDue(timers.RetransmitHandshake, now))
+                {
+                    RetransmitHandshake(peer, output);
+                }
+
+                if (PeerTimers.IsDue(timers.SendKeepalive, now))
+                {
+                    timers.SendKeepalive = 0;
+                    SendKeepalive(peer, output);
+                    if (timers.NeedAnotherKeepalive)
+                    {
+                        timers.NeedAnotherKeepalive = false;
+                        timers.SendKeepalive = Deadline(WireGuardProtocol.KeepaliveTimeout);
+                    }
+                }
+
+                if (PeerTimers.IsDue(timers.NewHandshake, now))
+                {
+                    // Data went out and nothing came back: the session may be dead on the other side.
+                    timers.NewHandshake = 0;
+                    SendInitiation(peer, isRetry: false, output);
+                }
+
+                if (PeerTimers.IsDue(timers.PersistentKeepalive, now))
+                {
+                    timers.PersistentKeepalive = 0;
+                    SendKeepalive(peer, output);
+                }
+
+                if (PeerTimers.IsDue(timers.ZeroKeyMaterial, now))
+                {
+                    timers.ZeroKeyMaterial = 0;
+                    ForgetKeys(peer);
+                }
+            }
+        }
+    }
+
+    private void RetransmitHandshake(Peer peer, ITunnelOutput output)
+    {
+        var timers = peer.Timers;
+        timers.RetransmitHandshake = 0;
+        if (timers.HandshakeAttempts >= WireGuardProtocol.MaxHandshakeAttempts)
+        {
+            // REKEY_ATTEMPT_TIME has passed without an answer: stop, and drop what waited for it.
+            if (peer.Staged.Count > 0)
+            {
+                RefusePacket(TunnelDropReason.StagedDropped, peer.Staged.Count);
+                peer.Staged.Clear();
+            }
+            timers.NewHandshake = 0;
+            if (timers.ZeroKeyMaterial == 0)
+            {
+                timers.ZeroKeyMaterial = Deadline(3 * WireGuardProtocol.RejectAfterTime);
+            }
+
+            return;
+        }
+
+        timers.HandshakeAttempts++;
+        SendInitiation(peer, isRetry: true, output);
+    }
+
+    private void OnHandshakeComplete(Peer peer)
+    {
+        peer.Timers.RetransmitHandshake = 0;
+        peer.Timers.HandshakeAttempts = 0;
+        peer.Timers.SentLastMinuteHandshake = false;
+        peer.LastHandshake = _time.GetUtcNow();
+    }
+
+    private void OnSessionDerived(Peer peer) =>
+        peer.Timers.ZeroKeyMaterial = Deadline(3 * WireGuardProtocol.RejectAfterTime);
+
+    private void OnDataReceived(Peer peer)
+    {
+        if (peer.Timers.SendKeepalive == 0)
+        {
+            peer.Timers.SendKeepalive = Deadline(WireGuardProtocol.KeepaliveTimeout);
+        }
+        else
+        {
+            peer.Timers.NeedAnotherKeepalive = true;
+        }
+    }
+
+    private void ForgetKeys(Peer peer)
+    {
+        Retire(peer.Previous);
+        Retire(peer.Current);
+        Retire(peer.Next);
+        peer.Previous = peer.Current = peer.Next = null;
+        if (peer.Handshake.LocalIndex != 0)
+        {
+            _indices.Remove(peer.Handshake.LocalIndex);
+        }
+
+        peer.Handshake.Clear();
+    }
+}

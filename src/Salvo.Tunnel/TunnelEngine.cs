@@ -1,0 +1,176 @@
+using System.Security.Cryptography;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Crypto;
+using Salvo.Tunnel.Protocol;
+using Salvo.Tunnel.Routing;
+
+namespace Salvo.Tunnel;
+
+/// <summary>
+/// The protocol side of one tunnel, with no socket and no device: packets and datagrams go in as bytes, and what
+/// must be sent or delivered comes out through an <see cref="ITunnelOutput"/>. Time comes from the given
+/// <see cref="TimeProvider"/>, so tests drive handshakes, rekeying and keepalives with a fake clock.
+/// </summary>
+/// <remarks>
+/// One lock guards all state: the device's receive and send loops take it once per batch. Parallel crypto
+/// outside the lock is a later step.
+/// </remarks>
+public sealed partial class TunnelEngine : IDisposable
+{
+    private readonly Lock _gate = new();
+    private readonly LocalIdentity _local;
+    private readonly CookieChecker _cookieChecker;
+    private readonly TimeProvider _time;
+    private readonly Random _jitter;
+    private readonly List<Peer> _peers = [];
+    private readonly AllowedIps<Peer> _routes = new();
+    private readonly Dictionary<uint, IndexEntry> _indices = [];
+    private readonly int _mtu;
+    private readonly ILogger _logger;
+    private readonly TunnelMetrics _metrics;
+
+    /// <summary>Builds the engine for <paramref name="configuration"/>.</summary>
+    /// <param name="configuration">Keys, peers and routes.</param>
+    /// <param name="time">The clock. Defaults to the system clock.</param>
+    /// <param name="crypto">The primitives. Defaults to <see cref="TunnelCrypto.Default"/>.</param>
+    /// <param name="jitter">The source of retransmission jitter. Defaults to <see cref="Random.Shared"/>.</param>
+    /// <param name="logger">Where refusals and handshakes are logged. Defaults to <see cref="NullLogger.Instance"/>.</param>
+    /// <param name="name">The tunnel's name in metrics (tag <c>salvo.tunnel.name</c>). Defaults to this end's public key.</param>
+    public TunnelEngine(
+        TunnelConfiguration configuration, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null, ILogger? logger = null, string? name = null)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        crypto ??= TunnelCrypto.Default;
+        _time = time ?? TimeProvider.System;
+        _logger = logger ?? NullLogger.Instance;
+        _jitter = jitter ?? Random.Shared;
+        _mtu = configuration.Mtu;
+        _local = new LocalIdentity(crypto, configuration.PrivateKey);
+        _cookieChecker = new CookieChecker(crypto, _local.PublicKey);
+        PublicKey = WireGuardKey.FromBytes(_local.PublicKey);
+        _metrics = new TunnelMetrics(Counters, name ?? PublicKey.ToString());
+        foreach (var peerConfiguration in configuration.Peers)
+        {
+            var peer = new Peer(crypto, peerConfiguration.PublicKey, peerConfiguration.PresharedKey)
+            {
+                Endpoint = peerConfiguration.Endpoint is null ? default : DatagramAddress.FromIPEndPoint(peerConfiguration.Endpoint),
+                PersistentKeepalive = peerConfiguration.PersistentKeepalive ?? TimeSpan.Zero,
+            };
+            _peers.Add(peer);
+            foreach (var prefix in peerConfiguration.AllowedIps)
+            {
+                _routes.Add(prefix, peer);
+            }
+        }
+    }
+
+    /// <summary>This end's public key.</summary>
+    public WireGuardKey PublicKey { get; }
+
+    /// <summary>
+    /// Forces every handshake to prove its source address with a cookie first (MAC2). Without it, the engine turns
+    /// cookies on by itself when handshakes pass <see cref="HandshakeBudgetPerSecond"/>. Defaults to false.
+    /// </summary>
+    public bool UnderLoad { get; set; }
+
+    /// <summary>How often <see cref="Tick"/> should run: fine enough for the 333 ms retransmission jitter.</summary>
+    public static TimeSpan TickInterval { get; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>Counts of what was dropped, and why.</summary>
+    public TunnelCounters Counters { get; } = new();
+
+    /// <summary>Starts the persistent keepalives: call once when the device is up, as wg does on configuration.</summary>
+    public void Start(ITunnelOutput output)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        lock (_gate)
+        {
+            foreach (var peer in _peers)
+            {
+                if (peer.PersistentKeepalive > TimeSpan.Zero && peer.Endpoint.HasValue)
+                {
+                    SendKeepalive(peer, output);
+                }
+            }
+        }
+    }
+
+    /// <summary>A snapshot of every peer, as <c>wg show</c> prints it.</summary>
+    public IReadOnlyList<PeerStatus> GetPeers()
+    {
+        lock (_gate)
+        {
+            return [.. _peers.Select(peer => new PeerStatus(
+                peer.PublicKeyText,
+                peer.Endpoint.HasValue ? peer.Endpoint.ToIPEndPoint() : null,
+                _routes.PrefixesOf(peer),
+                peer.LastHandshake,
+                peer.ReceivedBytes,
+                peer.SentBytes,
+                peer.PersistentKeepalive > TimeSpan.Zero ? peer.PersistentKeepalive : null,
+                peer.Current is not null))];
+        }
+    }
+
+    /// <inheritdoc />
+    public void Dispose()
+    {
+        _metrics.Dispose();
+        lock (_gate)
+        {
+            foreach (var peer in _peers)
+            {
+                peer.Dispose();
+            }
+
+            _indices.Clear();
+        }
+    }
+
+    /// <summary>The session key a peer sends with now; tests use it to reach counter limits.</summary>
+    internal Keypair? CurrentKeypairOf(WireGuardKey publicKey)
+    {
+        lock (_gate)
+        {
+            return FindPeer(publicKey.Bytes)?.Current;
+        }
+    }
+
+    private Peer? FindPeer(ReadOnlySpan<byte> publicKey)
+    {
+        foreach (var peer in _peers)
+        {
+            if (CryptographicOperations.FixedTimeEquals(peer.PublicKey, publicKey))
+            {
+                return peer;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>A fresh random session index not in use (the paper, section 5.4.2: "randomly generated").</summary>
+    private uint AllocateIndex(Peer peer)
+    {
+        Span<byte> random = stackalloc byte[4];
+        while (true)
+        {
+            RandomNumberGenerator.Fill(random);
+            var index = BitConverter.ToUInt32(random);
+            if (index != 0 && _indices.TryAdd(index, new IndexEntry(peer, null)))
+            {
+                return index;
+            }
+        }
+    }
+
+    private long Deadline(TimeSpan delay) => _time.GetTimestamp() + (long)(delay.TotalSeconds * _time.TimestampFrequency);
+
+    private TimeSpan Jitter() => TimeSpan.FromMilliseconds(_jitter.Next((int)WireGuardProtocol.RekeyTimeoutJitter.TotalMilliseconds + 1));
+
+    private TimeSpan Age(Keypair keypair) => _time.GetElapsedTime(keypair.CreatedTimestamp);
+
+    private readonly record struct IndexEntry(Peer Peer, Keypair? Keypair);
+}

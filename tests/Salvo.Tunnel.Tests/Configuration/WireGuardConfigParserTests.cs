@@ -1,0 +1,96 @@
+using Salvo.Tunnel.Configuration;
+
+namespace Salvo.Tunnel.Tests.Configuration;
+
+public sealed class WireGuardConfigParserTests
+{
+    private static readonly string s_private = WireGuardKey.GeneratePrivateKey().ToString();
+    private static readonly string s_peer = WireGuardKey.GeneratePrivateKey().DerivePublicKey().ToString();
+    private static readonly string s_peer2 = WireGuardKey.GeneratePrivateKey().DerivePublicKey().ToString();
+
+    [Fact]
+    public void Parse_WgQuickFile_ReadsEverySupportedKey()
+    {
+        var config = WireGuardConfigParser.Parse($"""
+            # a comment
+            [Interface]
+            PrivateKey = {s_private}
+            ListenPort = 51820
+            Address = 198.19.0.1/24, fd00::1/64
+            MTU = 1380
+
+            [Peer]
+            PublicKey = {s_peer}   # trailing comment
+            PresharedKey = {s_peer2}
+            AllowedIPs = 198.19.0.2/32
+            allowedips = fd00::2/128
+            Endpoint = 198.18.0.2:51820
+            PersistentKeepalive = 25
+
+            [Peer]
+            PublicKey = {s_peer2}
+            Endpoint = [fd00::9]:1234
+            PersistentKeepalive = off
+            """);
+
+        Assert.Equal(s_private, config.PrivateKey.ToString());
+        Assert.Equal(51820, config.ListenPort);
+        // An interface address keeps its host bits: 198.19.0.1/24 is that address on a /24, not the network 198.19.0.0/24.
+        Assert.Equal(["198.19.0.1/24", "fd00::1/64"], config.Addresses.Select(a => a.ToString()));
+        Assert.Equal(1380, config.Mtu);
+        Assert.Equal(2, config.Peers.Count);
+        var peer = config.Peers[0];
+        Assert.Equal(s_peer, peer.PublicKey.ToString());
+        Assert.Equal(s_peer2, peer.PresharedKey!.ToString());
+        Assert.Equal(["198.19.0.2/32", "fd00::2/128"], peer.AllowedIps.Select(a => a.ToString()));
+        Assert.Equal("198.18.0.2:51820", peer.Endpoint!.ToString());
+        Assert.Equal(TimeSpan.FromSeconds(25), peer.PersistentKeepalive);
+        Assert.Equal("[fd00::9]:1234", config.Peers[1].Endpoint!.ToString());
+        Assert.Null(config.Peers[1].PersistentKeepalive);
+    }
+
+    [Fact]
+    public void Parse_NoMtu_DefaultsTo1420()
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n");
+        Assert.Equal(1420, config.Mtu);
+        Assert.Null(config.ListenPort);
+    }
+
+    [Theory]
+    [InlineData("[Interface]\nPrivateKey = nope\n", 2, "PrivateKey")]
+    [InlineData("[Interface]\nPRIVATEKEY = {0}\nListenPort = 70000\n", 3, "ListenPort")]
+    [InlineData("[Interface]\nPrivateKey = {0}\nMTU = 9\n", 3, "MTU")]
+    [InlineData("[Interface]\nPrivateKey = {0}\nDNS = 1.1.1.1\n", 3, "DNS")]
+    [InlineData("[Interface]\nPrivateKey = {0}\nColour = blue\n", 3, "Colour")]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nAllowedIPs = 198.19.0.0/33\n", 4, "AllowedIPs")]
+    [InlineData("[Interface]\nPrivateKey = {0}\n\n[Peer]\nAllowedIPs = 198.19.0.2/32\n", 4, "PublicKey")]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {0}\nEndpoint = example.com:51820\n", 5, "Endpoint")]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {0}\nEndpoint = 198.18.0.2\n", 5, "Endpoint")]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {0}\nPersistentKeepalive = soon\n", 5, "PersistentKeepalive")]
+    [InlineData("ListenPort = 1\n", 1, "ListenPort")]
+    [InlineData("[Interface]\nListenPort = 1\n", 1, "PrivateKey")]
+    public void Parse_Problem_NamesLineAndKey(string template, int line, string key)
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse(string.Format(System.Globalization.CultureInfo.InvariantCulture, template, s_private)));
+        Assert.Equal(line, error.Line);
+        Assert.Equal(key, error.Key);
+        Assert.StartsWith($"line {line}: {key}: ", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Parse_UnknownSection_NamesLine()
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n[Peers]\n"));
+        Assert.Equal(3, error.Line);
+        Assert.Contains("[Peers]", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Parse_SamePeerTwice_Refused()
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() =>
+            WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n[Peer]\nPublicKey = {s_peer}\n[Peer]\nPublicKey = {s_peer}\n"));
+        Assert.Equal(5, error.Line);
+    }
+}

@@ -1,0 +1,177 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net;
+using System.Text.Json;
+using Salvo.Tests.Lab;
+using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Pal.Linux;
+using Salvo.Tunnel.Routing;
+using Salvo.Tunnel.Tests.Support;
+
+namespace Salvo.Tunnel.Tests.Lab;
+
+/// <summary>
+/// A tunnel between namespaces A and B of a <see cref="NetworkLab"/>: 198.18.0.1 and .2 underneath, 198.19.0.1 and .2
+/// through the tunnel (MTU 1420), each end Salvo or wireguard-go. Only A knows its peer's endpoint, so A starts the
+/// handshake (the initiator) and B learns A's address from it (the responder).
+/// </summary>
+internal sealed class TunnelLab : IDisposable
+{
+    public const string TunnelAddressA = "198.19.0.1";
+    public const string TunnelAddressB = "198.19.0.2";
+    private const int PortA = 51821;
+    private const int PortB = 51820;
+    private const string InterfaceName = "tun0";
+
+    private readonly NetworkLab _lab;
+    private readonly List<IDisposable> _ends = [];
+
+    public TunnelLab(TunnelEnd a, TunnelEnd b, TimeProvider? salvoClock = null, WireGuardKey? keyBExpectsForA = null)
+    {
+        _lab = new NetworkLab();
+        try
+        {
+            var keyA = WireGuardKey.GeneratePrivateKey();
+            var keyB = WireGuardKey.GeneratePrivateKey();
+            SalvoA = Start(a, _lab.HostA, keyA, PortA, keyB.DerivePublicKey(), TunnelAddressB, new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), PortB), salvoClock, LoggerA);
+            SalvoB = Start(b, _lab.HostB, keyB, PortB, keyBExpectsForA ?? keyA.DerivePublicKey(), TunnelAddressA, endpoint: null, salvoClock, LoggerB);
+            Address(_lab.HostA, TunnelAddressA);
+            Address(_lab.HostB, TunnelAddressB);
+        }
+        catch
+        {
+            Dispose();
+            throw;
+        }
+    }
+
+    public string HostA => _lab.HostA;
+
+    public string HostB => _lab.HostB;
+
+    /// <summary>A's device when A is Salvo.</summary>
+    public TunnelDevice? SalvoA { get; }
+
+    /// <summary>B's device when B is Salvo.</summary>
+    public TunnelDevice? SalvoB { get; }
+
+    public RecordingLogger LoggerA { get; } = new();
+
+    public RecordingLogger LoggerB { get; } = new();
+
+    public static string? WhyUnavailable(params TunnelEnd[] ends) =>
+        NetworkLab.WhyUnavailable()
+        ?? (File.Exists("/dev/net/tun") ? null : "/dev/net/tun is missing")
+        ?? (ExternalTool.Find("ping") is null ? "ping is not installed (apt-get install iputils-ping)" : null)
+        ?? (ExternalTool.Find("iperf3") is null ? "iperf3 is not installed (apt-get install iperf3)" : null)
+        ?? (ends.Contains(TunnelEnd.WireGuardGo) ? WireGuardGoProcess.WhyUnavailable() : null);
+
+    /// <summary>Pings <paramref name="to"/> from <paramref name="host"/>, 0.2 s apart; returns ping's exit code and output.</summary>
+    public static (int ExitCode, string Output) Ping(string host, string to, int count, string? from = null)
+    {
+        var arguments = new List<string> { "netns", "exec", host, ExternalTool.Find("ping")!, "-n", "-c", $"{count}", "-i", "0.2", "-W", "2", to };
+        if (from is not null)
+        {
+            arguments.InsertRange(4, ["-I", from]);
+        }
+
+        var (exitCode, output, error) = ExternalTool.RunAllowingFailure("ip", arguments, timeoutMilliseconds: 30_000);
+        return (exitCode, output + error);
+    }
+
+    /// <summary>
+    /// One iperf3 TCP test of <paramref name="seconds"/> from A to B (or B to A when <paramref name="reverse"/>):
+    /// server in B, client in A. Returns the bytes of each one-second interval as the receiver counted them.
+    /// </summary>
+    public IReadOnlyList<long> Iperf(int seconds, bool reverse)
+    {
+        var server = new ProcessStartInfo("ip") { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in new[] { "netns", "exec", HostB, ExternalTool.Find("iperf3")!, "-s", "-1", "-B", TunnelAddressB, "-p", "5201" })
+        {
+            server.ArgumentList.Add(argument);
+        }
+
+        using var serverProcess = Process.Start(server)!;
+        try
+        {
+            // The server needs a moment to listen: a refused connection is retried, 20 times 0.25 s at most.
+            for (var attempt = 0; ; attempt++)
+            {
+                string[] client = ["netns", "exec", HostA, ExternalTool.Find("iperf3")!, "-c", TunnelAddressB, "-p", "5201", "-t", $"{seconds}", "-J", .. reverse ? ["-R"] : Array.Empty<string>()];
+                var (exitCode, output, _) = ExternalTool.RunAllowingFailure("ip", client, timeoutMilliseconds: (seconds + 20) * 1_000);
+                // With -J, iperf3 3.12 reports a refused connection in the JSON and may still exit 0.
+                if (output.Contains("unable to connect", StringComparison.Ordinal) && attempt < 20)
+                {
+                    Thread.Sleep(250);
+                    continue;
+                }
+
+                return exitCode == 0 ? IntervalBytes(output) : throw new InvalidOperationException($"iperf3 failed ({exitCode}): {output}");
+            }
+        }
+        finally
+        {
+            if (!serverProcess.HasExited)
+            {
+                serverProcess.Kill();
+                serverProcess.WaitForExit(5_000);
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        foreach (var end in _ends)
+        {
+            end.Dispose();
+        }
+
+        _lab.Dispose();
+    }
+
+    private static IReadOnlyList<long> IntervalBytes(string json)
+    {
+        using var document = JsonDocument.Parse(json);
+        var intervals = document.RootElement.GetProperty("intervals").EnumerateArray().Select(i => (long)i.GetProperty("sum").GetProperty("bytes").GetDouble()).ToList();
+        return intervals.Count > 0 ? intervals : throw new InvalidOperationException($"iperf3 reported no intervals: {json}");
+    }
+
+    private static void Address(string host, string address)
+    {
+        NetworkLab.Exec(host, "ip", $"address add {address}/24 dev {InterfaceName}");
+        NetworkLab.Exec(host, "ip", $"link set dev {InterfaceName} mtu 1420 up");
+    }
+
+    private TunnelDevice? Start(
+        TunnelEnd end, string host, WireGuardKey key, int port, WireGuardKey peerKey, string peerAddress, IPEndPoint? endpoint, TimeProvider? clock, RecordingLogger logger)
+    {
+        if (end == TunnelEnd.WireGuardGo)
+        {
+            var endpointLine = endpoint is null ? string.Empty : $"Endpoint = {endpoint}";
+            _ends.Add(new WireGuardGoProcess(host, InterfaceName, $"""
+                [Interface]
+                PrivateKey = {key}
+                ListenPort = {port}
+
+                [Peer]
+                PublicKey = {peerKey}
+                AllowedIPs = {peerAddress}/32
+                {endpointLine}
+                """));
+            return null;
+        }
+
+        var configuration = new TunnelConfiguration
+        {
+            PrivateKey = key,
+            ListenPort = port,
+            Peers = [new PeerConfiguration { PublicKey = peerKey, AllowedIps = [IPPrefix.Parse($"{peerAddress}/32")], Endpoint = endpoint }],
+        };
+        var device = NetworkLab.InHost(host, () => TunnelDevice.Start(configuration, LinuxTunDevice.Open(InterfaceName), clock, logger));
+        _ends.Add(device);
+        return device;
+    }
+
+    /// <summary>The text of a count, for assertion messages.</summary>
+    public static string Describe(IReadOnlyList<long> intervals) => string.Join(", ", intervals.Select(b => b.ToString(CultureInfo.InvariantCulture)));
+}
