@@ -1,8 +1,10 @@
+using Salvo.Perf.Cli;
+using Salvo.Perf.Measurement;
 using Salvo.Perf.Tunnel;
 
 namespace Salvo.Perf.Tests;
 
-/// <summary><c>salvo tunnel bench</c>: what it asks for before running, and how it reads iperf3 and ping.</summary>
+/// <summary><c>salvo tunnel bench</c>: what it asks for before running, the paths it builds, how it reads iperf3 and ping, and its table.</summary>
 public sealed class TunnelBenchTests
 {
     [Fact]
@@ -58,5 +60,57 @@ public sealed class TunnelBenchTests
 
         Assert.NotEqual(0, exit);
         Assert.Contains(expected, error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Paths_AreVethThenSalvoWithEachEndOfWireGuardGo()
+    {
+        Assert.Equal(
+            ["veth", "salvo <-> salvo", "salvo <-> wireguard-go", "wireguard-go <-> salvo", "wireguard-go <-> wireguard-go"],
+            BenchLab.Paths.Select(p => p.Name));
+        Assert.Equal(BenchLab.Paths.Count, BenchLab.Paths.Select(p => p.Target).Distinct().Count());
+    }
+
+    [Fact]
+    public void Tunnels_HaveTheirOwnSubnetPortAndInterfaceNames()
+    {
+        var tunnels = BenchTunnel.All;
+
+        Assert.Equal(tunnels.Count, tunnels.Select(t => t.Subnet).Distinct().Count());
+        Assert.Equal(tunnels.Count, tunnels.Select(t => t.Port).Distinct().Count());
+        var names = tunnels.SelectMany(t => new[] { t.DeviceName('a', "4194304"), t.DeviceName('b', "4194304") }).ToList();
+        Assert.Equal(names.Count, names.Distinct().Count());
+        // Linux's pid_max can be 4,194,304 (7 digits); an interface name holds 15 characters.
+        Assert.All(names, name => Assert.InRange(name.Length, 1, 15));
+    }
+
+    [Fact]
+    public void Tunnels_EachInteropPairPutsSalvoOnOneSideOnly()
+    {
+        var salvoToWireGuardGo = Assert.Single(BenchTunnel.All, t => t.EndA == TunnelEnd.Salvo && t.EndB == TunnelEnd.WireGuardGo);
+        var wireGuardGoToSalvo = Assert.Single(BenchTunnel.All, t => t.EndA == TunnelEnd.WireGuardGo && t.EndB == TunnelEnd.Salvo);
+
+        Assert.Equal(["swa7"], salvoToWireGuardGo.SalvoDeviceNames("7"));
+        Assert.Equal(["wsb7"], wireGuardGoToSalvo.SalvoDeviceNames("7"));
+        Assert.Equal(["sba7", "sbb7"], BenchTunnel.All[0].SalvoDeviceNames("7"));
+        Assert.Empty(BenchTunnel.All.Single(t => t.EndA == TunnelEnd.WireGuardGo && t.EndB == TunnelEnd.WireGuardGo).SalvoDeviceNames("7"));
+    }
+
+    [Fact]
+    public void Print_ShowsEveryPathSideBySide()
+    {
+        var environment = new EnvironmentInfo("Debian", "6.18", "CPU", 2, ".NET 10", "2026-11-24T14:00:00Z", "1.00 1.00 1.00");
+        var report = new TunnelBenchReport(environment, 3, 3, "not pinned",
+            [.. BenchLab.Paths.Select((p, i) => new TunnelBenchPath(p.Name, 1000 + i, 500, 1.5, 300, [1000 + i], [500], [300]))]);
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+
+        TunnelBenchCommand.Print(new CliConsole(output, error, isTerminal: false), report);
+
+        var lines = output.ToString().Split('\n');
+        Assert.Contains(lines, l => l.StartsWith("salvo <-> wireguard-go", StringComparison.Ordinal) && l.Contains("1,002", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("wireguard-go <-> salvo", StringComparison.Ordinal) && l.Contains("1,003", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("wireguard-go <-> wireguard-go", StringComparison.Ordinal) && l.Contains("1,004", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("salvo <-> salvo", StringComparison.Ordinal) && l.Contains("1,001", StringComparison.Ordinal));
     }
 }

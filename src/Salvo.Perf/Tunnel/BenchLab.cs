@@ -6,15 +6,13 @@ using Salvo.Tunnel;
 namespace Salvo.Perf.Tunnel;
 
 /// <summary>
-/// Two network namespaces joined by a veth pair (198.18.0.1 and .2, MTU 1500) carrying three paths side by side: the
-/// plain veth, a Salvo tunnel (198.19.0.0/24, two 'salvo tunnel up' processes) and a wireguard-go tunnel
-/// (198.19.1.0/24), both MTU 1420, with an iperf3 server in B. Disposing ends every process it started, by its own
+/// Two network namespaces joined by a veth pair (198.18.0.1 and .2, MTU 1500) carrying five paths side by side: the
+/// plain veth and the four <see cref="BenchTunnel"/>s (each end a 'salvo tunnel up' process or wireguard-go, MTU 1420),
+/// with an iperf3 server in B. Disposing ends every process it started, by its own
 /// handle, and removes both namespaces.
 /// </summary>
 internal sealed class BenchLab : IDisposable
 {
-    private const int SalvoPort = 51820;
-    private const int WireGuardGoPort = 51821;
     private const string Prefix = "salvo-bench-";
 
     private readonly List<(Process Process, string? StatusFile, System.Collections.Concurrent.ConcurrentQueue<string> Output)> _processes = [];
@@ -33,8 +31,11 @@ internal sealed class BenchLab : IDisposable
             BenchTools.Ip("link", "add", $"sbv{_tag}a", "mtu", "1500", "type", "veth", "peer", "name", $"sbv{_tag}b", "mtu", "1500");
             Underlay(HostA, $"sbv{_tag}a", "198.18.0.1/24");
             Underlay(HostB, $"sbv{_tag}b", "198.18.0.2/24");
-            StartSalvo();
-            StartWireGuardGo();
+            foreach (var tunnel in BenchTunnel.All)
+            {
+                StartTunnel(tunnel);
+            }
+
             StartBackground(HostB, [BenchTools.Find("iperf3")!, "-s", "-p", "5201"], statusFile: null);
         }
         catch
@@ -48,13 +49,9 @@ internal sealed class BenchLab : IDisposable
 
     public string HostB { get; }
 
-    /// <summary>The three paths and the address in B each one reaches.</summary>
+    /// <summary>The plain veth, then each tunnel, with the address in B each one reaches.</summary>
     public static IReadOnlyList<(string Name, string Target)> Paths { get; } =
-    [
-        ("veth", "198.18.0.2"),
-        ("salvo", "198.19.0.2"),
-        ("wireguard-go", "198.19.1.2"),
-    ];
+        [("veth", "198.18.0.2"), .. BenchTunnel.All.Select(t => (t.Name, t.Address(2)))];
 
     public void Dispose()
     {
@@ -116,9 +113,9 @@ internal sealed class BenchLab : IDisposable
             }
 
             BenchTools.Run("ip", ["netns", "del", name]);
-            foreach (var side in new[] { "sba", "sbb" })
+            foreach (var device in BenchTunnel.All.SelectMany(t => t.SalvoDeviceNames(owner)))
             {
-                File.Delete(Path.Combine(TunnelCommand.StatusFolder, side + owner));
+                File.Delete(Path.Combine(TunnelCommand.StatusFolder, device));
             }
         }
     }
@@ -138,42 +135,47 @@ internal sealed class BenchLab : IDisposable
         return Path.GetFileNameWithoutExtension(process) == "dotnet" ? [process, Environment.GetCommandLineArgs()[0]] : [process];
     }
 
-    private void StartSalvo()
+    private void StartTunnel(BenchTunnel tunnel)
     {
         var keyA = WireGuardKey.GeneratePrivateKey();
         var keyB = WireGuardKey.GeneratePrivateKey();
-        StartSalvoEnd(HostA, $"sba{_tag}", keyA, keyB.DerivePublicKey(), "198.19.0.1", "198.19.0.2", "198.18.0.2");
-        StartSalvoEnd(HostB, $"sbb{_tag}", keyB, keyA.DerivePublicKey(), "198.19.0.2", "198.19.0.1", "198.18.0.1");
+        StartEnd(tunnel, tunnel.EndA, HostA, 'a', keyA, keyB.DerivePublicKey(), tunnel.Address(1), tunnel.Address(2), "198.18.0.2");
+        StartEnd(tunnel, tunnel.EndB, HostB, 'b', keyB, keyA.DerivePublicKey(), tunnel.Address(2), tunnel.Address(1), "198.18.0.1");
     }
 
-    private void StartSalvoEnd(string host, string name, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
+    private void StartEnd(BenchTunnel tunnel, TunnelEnd end, string host, char side, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
+    {
+        var name = tunnel.DeviceName(side, _tag);
+        if (end == TunnelEnd.Salvo)
+        {
+            StartSalvoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay);
+        }
+        else
+        {
+            StartWireGuardGoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay);
+        }
+    }
+
+    private void StartSalvoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
     {
         var file = Path.Combine(_folder, name + ".conf");
         File.WriteAllText(file, $"""
             [Interface]
             PrivateKey = {key}
-            ListenPort = {SalvoPort}
+            ListenPort = {port}
             Address = {address}/24
             MTU = 1420
 
             [Peer]
             PublicKey = {peer}
             AllowedIPs = {peerAddress}/32
-            Endpoint = {peerUnderlay}:{SalvoPort}
+            Endpoint = {peerUnderlay}:{port}
             """);
         StartBackground(host, [.. SalvoCommand(), "tunnel", "up", file, "--name", name], Path.Combine(TunnelCommand.StatusFolder, name));
         WaitFor(host, name, address);
     }
 
-    private void StartWireGuardGo()
-    {
-        var keyA = WireGuardKey.GeneratePrivateKey();
-        var keyB = WireGuardKey.GeneratePrivateKey();
-        StartWireGuardGoEnd(HostA, $"wga{_tag}", keyA, keyB.DerivePublicKey(), "198.19.1.1", "198.19.1.2", "198.18.0.2");
-        StartWireGuardGoEnd(HostB, $"wgb{_tag}", keyB, keyA.DerivePublicKey(), "198.19.1.2", "198.19.1.1", "198.18.0.1");
-    }
-
-    private void StartWireGuardGoEnd(string host, string name, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
+    private void StartWireGuardGoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
     {
         StartBackground(host, [BenchTools.Find("wireguard-go")!, "-f", name], statusFile: null);
         WaitFor(host, name, address: null);
@@ -181,12 +183,12 @@ internal sealed class BenchLab : IDisposable
         File.WriteAllText(file, $"""
             [Interface]
             PrivateKey = {key}
-            ListenPort = {WireGuardGoPort}
+            ListenPort = {port}
 
             [Peer]
             PublicKey = {peer}
             AllowedIPs = {peerAddress}/32
-            Endpoint = {peerUnderlay}:{WireGuardGoPort}
+            Endpoint = {peerUnderlay}:{port}
             """);
         var (exitCode, output) = BenchTools.RunIn(host, "wg", ["setconf", name, file], timeoutSeconds: 10);
         if (exitCode != 0)

@@ -7,8 +7,9 @@ using Salvo.Perf.Reporting;
 namespace Salvo.Perf.Tunnel;
 
 /// <summary>
-/// <c>salvo tunnel bench</c>: iperf3 (one TCP stream, then UDP at 1,300 B) and ping through Salvo to Salvo,
-/// wireguard-go to wireguard-go and the plain veth underneath, interleaved round by round, medians side by side.
+/// <c>salvo tunnel bench</c>: iperf3 (one TCP stream, then UDP at 1,300 B) and ping through Salvo to Salvo, Salvo to
+/// wireguard-go and back, wireguard-go to wireguard-go and the plain veth underneath, interleaved round by round,
+/// medians side by side.
 /// </summary>
 internal static class TunnelBenchCommand
 {
@@ -17,9 +18,10 @@ internal static class TunnelBenchCommand
     public static Command Create(CliConsole console)
     {
         var seconds = CommonOptions.Int("--time", "-t", "SECONDS", 3, 1, 60, "Seconds of each iperf3 run.");
-        var rounds = CommonOptions.Int("--rounds", null, "COUNT", 3, 1, 9, "Interleaved rounds over the three paths; figures are medians over them.");
+        var rounds = CommonOptions.Int("--rounds", null, "COUNT", 3, 1, 9, "Interleaved rounds over the five paths; figures are medians over them.");
         var command = new Command("bench",
-            "Measures throughput and latency through Salvo <-> Salvo, wireguard-go <-> wireguard-go and the plain veth, " +
+            "Measures throughput and latency through Salvo <-> Salvo, Salvo <-> wireguard-go (Salvo as either end), " +
+            "wireguard-go <-> wireguard-go and the plain veth, " +
             "in two network namespaces (198.18.0.0/15): iperf3 TCP, iperf3 UDP 1,300 B, ping. Needs Linux, root, iproute2, " +
             "iperf3, ping, wireguard-go and wg; installs nothing and says what is missing.")
         {
@@ -99,7 +101,7 @@ internal static class TunnelBenchCommand
             : throw new CliException($"bench: iperf3 to {target} failed ({exitCode}): {output.Trim()}", CliException.FailureExitCode);
     }
 
-    private static void Print(CliConsole console, TunnelBenchReport report)
+    internal static void Print(CliConsole console, TunnelBenchReport report)
     {
         var table = new TextTable("path", "TCP Mbit/s", "UDP 1300 B Mbit/s", "UDP loss %", "ping avg us");
         foreach (var path in report.Paths)

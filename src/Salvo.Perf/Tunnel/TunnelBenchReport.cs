@@ -11,7 +11,7 @@ namespace Salvo.Perf.Tunnel;
 internal sealed record TunnelBenchReport(EnvironmentInfo Environment, int Seconds, int Rounds, string Placement, IReadOnlyList<TunnelBenchPath> Paths);
 
 /// <summary>One path's medians and the samples behind them.</summary>
-/// <param name="Path">veth, salvo or wireguard-go.</param>
+/// <param name="Path">veth, or a tunnel named by its ends, A (the initiator and iperf3 client) first: "salvo &lt;-&gt; wireguard-go".</param>
 /// <param name="TcpMbps">iperf3, one TCP stream: Mbit/s the receiver got.</param>
 /// <param name="UdpMbps">iperf3 UDP, 1,300-byte datagrams, unlimited rate (-b 0): Mbit/s the receiver got.</param>
 /// <param name="UdpLossPercent">The share of those UDP datagrams lost.</param>
