@@ -94,7 +94,15 @@ internal static class TunnelCommand
                 throw new CliException($"up: {file.Name}: {e.Message}");
             }
 
-            var interfaceName = parse.GetValue(name) ?? Path.GetFileNameWithoutExtension(file.Name);
+            var chosenName = parse.GetValue(name);
+            var interfaceName = chosenName ?? Path.GetFileNameWithoutExtension(file.Name);
+            if (TunInterfaceName.Problem(interfaceName) is { } problem)
+            {
+                throw new CliException(chosenName is null
+                    ? $"up: CONFIG: the interface is named after the file: {problem}; rename the file or give --name NAME"
+                    : $"up: --name: {problem}");
+            }
+
             var seconds = parse.GetValue(duration);
             if (seconds is <= 0)
             {
@@ -111,7 +119,7 @@ internal static class TunnelCommand
             {
                 while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
                 {
-                    await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel), CancellationToken.None).ConfigureAwait(false);
+                    await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel, DateTimeOffset.UtcNow), CancellationToken.None).ConfigureAwait(false);
                     await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
                 }
             }
@@ -132,22 +140,7 @@ internal static class TunnelCommand
         var command = new Command("show", "Prints the interfaces that 'salvo tunnel up' runs: keys, port, peers, endpoints, handshakes, transfer.") { name };
         command.SetAction(parse =>
         {
-            var files = Directory.Exists(StatusFolder) ? Directory.GetFiles(StatusFolder).Order(StringComparer.Ordinal).ToList() : [];
-            var only = parse.GetValue(name);
-            if (only is not null)
-            {
-                files = [.. files.Where(f => Path.GetFileName(f) == only)];
-                if (files.Count == 0)
-                {
-                    throw new CliException($"show: NAME: no running tunnel '{only}'");
-                }
-            }
-
-            foreach (var file in files)
-            {
-                console.Out.Write(File.ReadAllText(file));
-            }
-
+            console.Out.Write(TunnelStatusFiles.Read(StatusFolder, parse.GetValue(name)));
             return 0;
         });
         return command;

@@ -7,14 +7,18 @@ namespace Salvo.Perf.Tunnel;
 /// <summary>The status text of a running tunnel, laid out like <c>wg show</c>.</summary>
 internal static class TunnelStatusText
 {
-    public static string Format(TunnelDevice tunnel)
+    public static string Format(TunnelDevice tunnel, DateTimeOffset now) =>
+        Format(tunnel.InterfaceName, tunnel.Engine.PublicKey, tunnel.ListenPort, tunnel.Engine.GetPeers(), now);
+
+    /// <summary>The text for one interface; <paramref name="now"/> is what handshake ages are measured from.</summary>
+    public static string Format(string interfaceName, WireGuardKey publicKey, int listenPort, IEnumerable<PeerStatus> peers, DateTimeOffset now)
     {
         var text = new StringBuilder();
         var invariant = CultureInfo.InvariantCulture;
-        text.Append(invariant, $"interface: {tunnel.InterfaceName}\n");
-        text.Append(invariant, $"  public key: {tunnel.Engine.PublicKey}\n");
-        text.Append(invariant, $"  listening port: {tunnel.ListenPort}\n");
-        foreach (var peer in tunnel.Engine.GetPeers())
+        text.Append(invariant, $"interface: {interfaceName}\n");
+        text.Append(invariant, $"  public key: {publicKey}\n");
+        text.Append(invariant, $"  listening port: {listenPort}\n");
+        foreach (var peer in peers)
         {
             text.Append(invariant, $"\npeer: {peer.PublicKey}\n");
             if (peer.Endpoint is not null)
@@ -25,7 +29,7 @@ internal static class TunnelStatusText
             text.Append(invariant, $"  allowed ips: {(peer.AllowedIps.Count == 0 ? "(none)" : string.Join(", ", peer.AllowedIps))}\n");
             if (peer.LatestHandshake is { } handshake)
             {
-                var ago = DateTimeOffset.UtcNow - handshake;
+                var ago = now - handshake;
                 text.Append(invariant, $"  latest handshake: {Math.Max(0, (int)ago.TotalSeconds)} seconds ago\n");
             }
 

@@ -1,0 +1,39 @@
+using Salvo.Perf.Cli;
+
+namespace Salvo.Perf.Tunnel;
+
+/// <summary>What <c>salvo tunnel show</c> prints: the status files running <c>up</c> processes keep, one per interface.</summary>
+internal static class TunnelStatusFiles
+{
+    /// <summary>
+    /// Every interface's status in name order, or only <paramref name="only"/>'s; nothing when none runs. Asking for
+    /// an interface that does not run is an error rather than empty output, so a typo is not mistaken for a stopped tunnel.
+    /// </summary>
+    public static string Read(string folder, string? only)
+    {
+        var files = Directory.Exists(folder) ? Directory.GetFiles(folder).Order(StringComparer.Ordinal).ToList() : [];
+        if (only is not null)
+        {
+            files = [.. files.Where(f => Path.GetFileName(f) == only)];
+            if (files.Count == 0)
+            {
+                throw new CliException($"show: NAME: no running tunnel '{only}'");
+            }
+        }
+
+        return string.Concat(files.Select(ReadIfPresent));
+    }
+
+    /// <summary>An 'up' that stops between the listing and the read deletes its file: that tunnel is simply gone.</summary>
+    private static string ReadIfPresent(string file)
+    {
+        try
+        {
+            return File.ReadAllText(file);
+        }
+        catch (FileNotFoundException)
+        {
+            return string.Empty;
+        }
+    }
+}

@@ -1,0 +1,186 @@
+using System.Net;
+using Salvo.Perf.Cli;
+using Salvo.Perf.Tunnel;
+using Salvo.Tunnel;
+using Salvo.Tunnel.Routing;
+
+namespace Salvo.Perf.Tests;
+
+/// <summary>
+/// <c>salvo tunnel up</c>'s refusals before it opens a device (so no root is needed), and what <c>salvo tunnel show</c>
+/// prints from the status files.
+/// </summary>
+public sealed class TunnelUpShowTests : IDisposable
+{
+    private readonly string _folder = Directory.CreateTempSubdirectory("salvo-tunnel-test-").FullName;
+
+    public void Dispose() => Directory.Delete(_folder, recursive: true);
+
+    [Fact]
+    public async Task Up_MissingConfig_NamesTheFile()
+    {
+        var missing = Path.Combine(_folder, "absent.conf");
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "up", missing);
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains($"up: CONFIG: no such file '{missing}'", error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyFact]
+    public async Task Up_BadConfig_NamesTheFileLineAndKey()
+    {
+        var file = WriteConfig("salvo9.conf", $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nListenPort = 70000\n");
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "up", file);
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("up: salvo9.conf: line 3", error, StringComparison.Ordinal);
+        Assert.Contains("ListenPort", error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyFact]
+    public async Task Up_WgQuickKeyItCannotHonour_IsRefusedNotIgnored()
+    {
+        var file = WriteConfig("salvo9.conf", $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nDNS = 198.18.0.53\n");
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "up", file);
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("DNS", error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyFact]
+    public async Task Up_NonPositiveDuration_NamesTheOption()
+    {
+        var file = WriteConfig("salvo9.conf", ValidConfig());
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "up", file, "-t", "0");
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("up: --duration must be more than 0 seconds", error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyFact]
+    public async Task Up_NameTooLong_NamesTheOption()
+    {
+        var file = WriteConfig("salvo9.conf", ValidConfig());
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "up", file, "--name", "a-sixteen-chars!", "-t", "1");
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("up: --name: 'a-sixteen-chars!' is 16 characters; an interface name is 1 to 15", error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyFact]
+    public async Task Up_FileNameTooLongForAnInterface_SaysToRenameOrGiveName()
+    {
+        var file = WriteConfig("a-very-long-tunnel.conf", ValidConfig());
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "up", file, "-t", "1");
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("up: CONFIG: the interface is named after the file: 'a-very-long-tunnel' is 18 characters", error, StringComparison.Ordinal);
+        Assert.Contains("--name", error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("salvo0", null)]
+    [InlineData("abcdefghijklmno", null)]
+    [InlineData("", "is 0 characters")]
+    [InlineData("abcdefghijklmnop", "is 16 characters")]
+    [InlineData("..", "is not an interface name")]
+    [InlineData("a/b", "'/', ':' or whitespace")]
+    [InlineData("a:b", "'/', ':' or whitespace")]
+    [InlineData("a b", "'/', ':' or whitespace")]
+    public void InterfaceName_FollowsTheKernelsRules(string name, string? expected)
+    {
+        var problem = TunInterfaceName.Problem(name);
+
+        if (expected is null)
+        {
+            Assert.Null(problem);
+        }
+        else
+        {
+            Assert.Contains(expected, problem, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public void StatusText_LaysOutInterfaceAndPeersLikeWgShow()
+    {
+        var key = WireGuardKey.GeneratePrivateKey();
+        var peerKey = WireGuardKey.GeneratePrivateKey().DerivePublicKey();
+        var now = new DateTimeOffset(2026, 11, 24, 12, 0, 0, TimeSpan.Zero);
+        var peers = new[]
+        {
+            new PeerStatus(peerKey, new IPEndPoint(IPAddress.Parse("198.18.0.2"), 51820),
+                [IPPrefix.Parse("198.19.0.2/32"), IPPrefix.Parse("fd00::/64")], now.AddSeconds(-42), 2048, 1024, TimeSpan.FromSeconds(25), HasSession: true),
+            new PeerStatus(WireGuardKey.GeneratePrivateKey().DerivePublicKey(), null, [], null, 0, 0, null, HasSession: false),
+        };
+
+        var text = TunnelStatusText.Format("salvo0", key.DerivePublicKey(), 51820, peers, now);
+
+        var expected =
+            $"interface: salvo0\n  public key: {key.DerivePublicKey()}\n  listening port: 51820\n" +
+            $"\npeer: {peerKey}\n  endpoint: 198.18.0.2:51820\n  allowed ips: 198.19.0.2/32, fd00::/64\n" +
+            "  latest handshake: 42 seconds ago\n  transfer: 2048 B received, 1024 B sent\n  persistent keepalive: every 25 seconds\n" +
+            $"\npeer: {peers[1].PublicKey}\n  allowed ips: (none)\n  transfer: 0 B received, 0 B sent\n";
+        Assert.Equal(expected, text);
+    }
+
+    [Fact]
+    public void StatusText_HandshakeStampedAfterNow_ReadsZeroSecondsAgo()
+    {
+        var now = new DateTimeOffset(2026, 11, 24, 12, 0, 0, TimeSpan.Zero);
+        var peer = new PeerStatus(WireGuardKey.GeneratePrivateKey().DerivePublicKey(), null, [], now.AddSeconds(2), 0, 0, null, HasSession: true);
+
+        var text = TunnelStatusText.Format("salvo0", WireGuardKey.GeneratePrivateKey().DerivePublicKey(), 1, [peer], now);
+
+        Assert.Contains("  latest handshake: 0 seconds ago\n", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void StatusFiles_EveryInterfaceInNameOrder()
+    {
+        File.WriteAllText(Path.Combine(_folder, "salvo1"), "interface: salvo1\n");
+        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
+
+        Assert.Equal("interface: salvo0\ninterface: salvo1\n", TunnelStatusFiles.Read(_folder, only: null));
+    }
+
+    [Fact]
+    public void StatusFiles_OnlyTheNamedInterface()
+    {
+        File.WriteAllText(Path.Combine(_folder, "salvo1"), "interface: salvo1\n");
+        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
+
+        Assert.Equal("interface: salvo1\n", TunnelStatusFiles.Read(_folder, "salvo1"));
+    }
+
+    [Fact]
+    public void StatusFiles_NoneRunning_IsEmpty() =>
+        Assert.Equal(string.Empty, TunnelStatusFiles.Read(Path.Combine(_folder, "never-made"), only: null));
+
+    [Fact]
+    public void StatusFiles_UnknownName_IsAnErrorNamingIt()
+    {
+        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
+
+        var error = Assert.Throws<CliException>(() => TunnelStatusFiles.Read(_folder, "salvo7"));
+
+        Assert.Equal("show: NAME: no running tunnel 'salvo7'", error.Message);
+    }
+
+    private static string ValidConfig() =>
+        $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nListenPort = 0\n\n[Peer]\n" +
+        $"PublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 198.19.0.2/32\n";
+
+    private string WriteConfig(string name, string text)
+    {
+        var file = Path.Combine(_folder, name);
+        File.WriteAllText(file, text);
+        return file;
+    }
+}
