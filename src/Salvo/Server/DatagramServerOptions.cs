@@ -190,9 +190,9 @@ public sealed class DatagramServerOptions
         {
             yield return (nameof(Backend), $"Backend {Backend} is unknown.");
         }
-        else if (Backend == DatagramBackend.LinuxBatched && !OperatingSystem.IsLinux())
+        else if (Pal.Platform.Current.RefuseBackend(Backend) is string refusal)
         {
-            yield return (nameof(Backend), "Backend LinuxBatched needs Linux; use Auto or Portable.");
+            yield return (nameof(Backend), refusal);
         }
 
         if (!Enum.IsDefined(Processing))

@@ -1,15 +1,15 @@
 using System.Net;
-using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
+using Salvo.Pal;
 
 namespace Salvo.Server;
 
-/// <summary>Opens a server's sockets: one per worker with SO_REUSEPORT on Linux, one shared elsewhere.</summary>
+/// <summary>Opens a server's sockets: one per worker where the platform shards a port across sockets, one shared elsewhere.</summary>
 internal static class ServerSockets
 {
     public static DatagramSocket[] Open(DatagramServerOptions options)
     {
-        var perWorker = OperatingSystem.IsLinux() && options.Backend != DatagramBackend.Portable;
+        var perWorker = Platform.Current.ShardsByReusePort && options.Backend != DatagramBackend.Portable;
         var count = perWorker ? options.Workers : 1;
         var sockets = new DatagramSocket[count];
         var opened = 0;
@@ -47,31 +47,18 @@ internal static class ServerSockets
         }
     }
 
-    /// <summary>Sets SO_BUSY_POLL on every socket; returns false (and logs why) when the kernel refuses it.</summary>
+    /// <summary>Sets the kernel's busy poll on every socket; returns false (and logs why) when it is refused.</summary>
     public static bool TrySetKernelBusyPoll(DatagramSocket[] sockets, int microseconds, ILogger logger)
     {
-        if (!OperatingSystem.IsLinux())
+        foreach (var socket in sockets)
         {
-            ServerLog.KernelBusyPollRefused(logger, microseconds, "SO_BUSY_POLL is Linux-only");
-            return false;
-        }
-
-        Span<byte> value = stackalloc byte[sizeof(int)];
-        BitConverter.TryWriteBytes(value, microseconds);
-        try
-        {
-            foreach (var socket in sockets)
+            if (Platform.Current.TrySetKernelBusyPoll(socket.Socket, microseconds) is string refusal)
             {
-                socket.Socket.SetRawSocketOption(Interop.Linux.Constants.SOL_SOCKET, Interop.Linux.Constants.SO_BUSY_POLL, value);
+                ServerLog.KernelBusyPollRefused(logger, microseconds, refusal);
+                return false;
             }
+        }
 
-            return true;
-        }
-        catch (SocketException e)
-        {
-            // EPERM above net.core.busy_poll without CAP_NET_ADMIN (net/core/sock.c, sk_setsockopt).
-            ServerLog.KernelBusyPollRefused(logger, microseconds, $"{e.SocketErrorCode}: {e.Message}");
-            return false;
-        }
+        return true;
     }
 }

@@ -79,7 +79,7 @@ internal sealed partial class ServerWorker
 
     private int ReceiveBlocking()
     {
-        if (_socket.Backend == DatagramBackend.LinuxBatched)
+        if (_socket.BlockingReceiveWakesOnClose)
         {
             if (_busyPollTicks > 0 && SpinReceive() is var spun and > 0)
             {
@@ -89,8 +89,8 @@ internal sealed partial class ServerWorker
             return _socket.Receive(_receiveBatch, s_receiveSlice);
         }
 
-        // The portable backend's blocking receive cannot be woken while several threads share its socket;
-        // waiting on the cancellable asynchronous receive can (it allocates only when it has to wait).
+        // A blocking receive that a close does not wake (the portable backend's, on a socket several threads share)
+        // would hang the stop; waiting on the cancellable asynchronous receive cannot (it allocates only when it waits).
         var pending = _socket.ReceiveAsync(_receiveBatch, _receiveStop);
         return pending.IsCompleted ? pending.GetAwaiter().GetResult() : pending.AsTask().GetAwaiter().GetResult();
     }

@@ -63,8 +63,7 @@ internal sealed partial class ServerWorker
             _processBatch = new ReceiveBatch(options.BatchSize, options.MaxDatagramSize);
         }
 
-        // Spinning needs a receive that returns at once when empty; only the batched backend has one.
-        if (socket.Backend == DatagramBackend.LinuxBatched && options.BusyPoll > TimeSpan.Zero)
+        if (socket.CanSpinReceive && options.BusyPoll > TimeSpan.Zero)
         {
             _busyPollTicks = (long)(options.BusyPoll.TotalSeconds * Stopwatch.Frequency);
         }

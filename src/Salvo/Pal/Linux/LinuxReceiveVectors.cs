@@ -85,7 +85,7 @@ internal sealed unsafe class LinuxReceiveVectors
             ref readonly var header = ref Headers[i];
             var length = (int)header.Length;
             var isTruncated = (header.Header.Flags & Constants.MSG_TRUNC) != 0;
-            var source = DatagramAddress.FromSockaddr(new ReadOnlySpan<byte>(Names + (i * NameStride), (int)header.Header.NameLength));
+            var source = LinuxSockaddr.Read(new ReadOnlySpan<byte>(Names + (i * NameStride), (int)header.Header.NameLength));
             var metadata = ReadControl(new ReadOnlySpan<byte>(Control + (i * ControlMessages.ReceiveStride), (int)header.Header.ControlLength), localPort);
 
             // With GRO, one buffer holds segments of equal size (the last may be shorter).

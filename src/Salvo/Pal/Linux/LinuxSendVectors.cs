@@ -24,6 +24,9 @@ internal sealed unsafe class LinuxSendVectors
     private readonly int[] _entryCount;
     private readonly byte* _arena;
 
+    /// <summary>A reusable destination for the datagrams the backend sends one at a time, made on first use.</summary>
+    public System.Net.SocketAddress? DestinationHolder { get; set; }
+
     public LinuxSendVectors(SendBatch batch)
     {
         var count = batch.Capacity;
@@ -119,7 +122,7 @@ internal sealed unsafe class LinuxSendVectors
         header.IOVecs = &IOVecs[index];
         header.IOVecCount = 1;
         var name = Names + (index * LinuxReceiveVectors.NameStride);
-        var nameLength = first.Address.WriteSockaddr(new Span<byte>(name, LinuxReceiveVectors.NameStride), socketIsIPv6);
+        var nameLength = LinuxSockaddr.Write(first.Address, new Span<byte>(name, LinuxReceiveVectors.NameStride), socketIsIPv6);
         header.Name = nameLength == 0 ? null : name;
         header.NameLength = (uint)nameLength;
         header.Flags = 0;

@@ -1,9 +1,11 @@
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
 /// <summary>Integer socket options by raw level and name, as errno rather than exceptions.</summary>
+[SupportedOSPlatform("linux")]
 internal static unsafe class LinuxSocketOption
 {
     public static Errno TrySet(SafeSocketHandle handle, int level, int name, int value)

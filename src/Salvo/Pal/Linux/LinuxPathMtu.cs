@@ -1,25 +1,21 @@
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using Salvo.Interop.Linux;
-using Salvo.Pal;
 
-namespace Salvo.Internal;
+namespace Salvo.Pal;
 
 /// <summary>
 /// Reads the MTU of the route to a destination with a throwaway socket connected to it (connecting a UDP
 /// socket sends nothing). The route is looked up in the network namespace of the socket asking, which can
 /// differ from the calling thread's (a socket made inside another namespace).
 /// </summary>
-internal static class PathMtu
+[SupportedOSPlatform("linux")]
+internal static class LinuxPathMtu
 {
     private const int Unknown = SendBatch.DefaultMaxDatagramSize;
 
     public static int MaxDatagramSize(DatagramAddress destination, Socket asking)
     {
-        if (!OperatingSystem.IsLinux())
-        {
-            return Unknown;
-        }
-
         var namespaceFd = NamespaceOf(asking);
         if (namespaceFd < 0)
         {

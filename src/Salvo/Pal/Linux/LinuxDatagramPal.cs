@@ -1,6 +1,7 @@
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using Salvo.Interop.Linux;
 using Salvo.Internal;
 
@@ -11,6 +12,7 @@ namespace Salvo.Pal;
 /// socket is empty, the async path waits on the runtime's own epoll engine through a zero-byte
 /// MSG_PEEK receive, which consumes nothing; the blocking path waits in poll(2).
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal sealed partial class LinuxDatagramPal : DatagramPal
 {
     // poll(2) slices for the blocking model, so a disposal that races the poll is seen within this time
@@ -51,6 +53,12 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     public static bool IsSupported => s_isSupported.Value;
 
     public override DatagramBackend Backend => DatagramBackend.LinuxBatched;
+
+    /// <summary>recvmmsg with MSG_DONTWAIT: one system call, EAGAIN when empty.</summary>
+    public override bool CanSpinReceive => true;
+
+    /// <summary>The wait is poll(2), which shutdown(2) at dispose wakes (inet_shutdown in net/ipv4/af_inet.c).</summary>
+    public override bool BlockingReceiveWakesOnClose => true;
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public override async ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken)
@@ -149,7 +157,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     private unsafe int TryReceive(ReceiveBatch batch, out Errno errno)
     {
         EnableGroFor(batch);
-        var vectors = batch.LinuxVectors ??= new LinuxReceiveVectors(batch);
+        var vectors = VectorsOf(batch);
         vectors.Reset(batch.Capacity, _wantControl);
         int received;
         var added = false;
@@ -286,7 +294,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         }
 
         var isTruncated = (flags & Constants.MSG_TRUNC) != 0;
-        var source = DatagramAddress.FromSockaddr(name);
+        var source = LinuxSockaddr.Read(name);
         if (!source.HasValue && IsDisposed)
         {
             // recvmsg returns 0 with no sender after shutdown(2).
@@ -381,13 +389,28 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         }
     }
 
-    private static bool Probe()
+    private static LinuxReceiveVectors VectorsOf(ReceiveBatch batch)
     {
-        if (!OperatingSystem.IsLinux())
+        if (batch.BackendState is not LinuxReceiveVectors vectors)
         {
-            return false;
+            batch.BackendState = vectors = new LinuxReceiveVectors(batch);
         }
 
+        return vectors;
+    }
+
+    private static LinuxSendVectors VectorsOf(SendBatch batch)
+    {
+        if (batch.BackendState is not LinuxSendVectors vectors)
+        {
+            batch.BackendState = vectors = new LinuxSendVectors(batch);
+        }
+
+        return vectors;
+    }
+
+    private static bool Probe()
+    {
         return NativeLibrary.TryLoad(Libc.LibraryName, out var libc)
             && NativeLibrary.TryGetExport(libc, "recvmmsg", out _)
             && NativeLibrary.TryGetExport(libc, "sendmmsg", out _);

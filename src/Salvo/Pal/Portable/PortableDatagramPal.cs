@@ -34,12 +34,16 @@ internal sealed class PortableDatagramPal : DatagramPal
 
     public override DatagramBackend Backend => DatagramBackend.Portable;
 
+    public override bool CanSpinReceive => false;
+
+    public override bool BlockingReceiveWakesOnClose => false;
+
     public override DatagramCapabilities Capabilities => new(BatchedIo: false, Gso: false, Gro: false, MaxGsoSegments: 0);
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public override async ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken)
     {
-        var address = batch.PortableAddress ??= new SocketAddress(Socket.AddressFamily);
+        var address = HolderOf(batch);
         // One byte more than BufferSize: a datagram that fills it was longer than BufferSize.
         var buffer = batch.Buffer.AsMemory(0, batch.BufferSize + 1);
         while (true)
@@ -65,7 +69,7 @@ internal sealed class PortableDatagramPal : DatagramPal
 
     public override int Receive(ReceiveBatch batch, int timeoutMilliseconds)
     {
-        var address = batch.PortableAddress ??= new SocketAddress(Socket.AddressFamily);
+        var address = HolderOf(batch);
         var deadline = timeoutMilliseconds < 0 ? long.MaxValue : Environment.TickCount64 + timeoutMilliseconds;
         while (true)
         {
@@ -227,9 +231,12 @@ internal sealed class PortableDatagramPal : DatagramPal
 
     private SocketAddress Destination(SendBatch batch, DatagramAddress destination)
     {
-        var address = batch.ScratchAddress ??= new SocketAddress(Socket.AddressFamily);
-        (IsIPv6 ? destination.MapToIPv6() : destination).WriteTo(address);
-        return address;
+        if (batch.BackendState is not SocketAddress holder)
+        {
+            batch.BackendState = holder = new SocketAddress(Socket.AddressFamily);
+        }
+
+        return WriteDestination(holder, destination);
     }
 
     private void RecordSendFailure(SendBatch batch, int index, SocketException e)
@@ -272,5 +279,16 @@ internal sealed class PortableDatagramPal : DatagramPal
     {
         Truncated,
         Survivable,
+    }
+
+    /// <summary>The batch's reusable source-address holder, made on first use.</summary>
+    private SocketAddress HolderOf(ReceiveBatch batch)
+    {
+        if (batch.BackendState is not SocketAddress holder)
+        {
+            batch.BackendState = holder = new SocketAddress(Socket.AddressFamily);
+        }
+
+        return holder;
     }
 }

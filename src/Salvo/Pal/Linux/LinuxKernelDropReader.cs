@@ -1,14 +1,16 @@
 using System.Globalization;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 
-namespace Salvo.Server;
+namespace Salvo.Pal;
 
 /// <summary>
 /// Reads how many datagrams the kernel dropped on given sockets because their receive buffer was full:
 /// the last column ("drops", sk_drops) of /proc/net/udp and /proc/net/udp6, matched by socket inode
-/// (net/ipv4/udp.c, udp4_format_sock). Linux only; elsewhere <see cref="TryCreate"/> returns null.
+/// (net/ipv4/udp.c, udp4_format_sock).
 /// </summary>
-internal sealed class KernelDropReader
+[SupportedOSPlatform("linux")]
+internal sealed class LinuxKernelDropReader : IKernelDropCounters
 {
     private readonly string[] _inodes;
     private readonly string _table;
@@ -17,16 +19,16 @@ internal sealed class KernelDropReader
     // The last value seen per socket: once a socket closes it leaves the table, and its count must not fall to 0.
     private readonly long[] _last;
 
-    private KernelDropReader(string[] inodes, string table)
+    private LinuxKernelDropReader(string[] inodes, string table)
     {
         _inodes = inodes;
         _table = table;
         _last = new long[inodes.Length];
     }
 
-    public static KernelDropReader? TryCreate(IReadOnlyList<Socket> sockets)
+    public static LinuxKernelDropReader? TryCreate(IReadOnlyList<Socket> sockets)
     {
-        if (!OperatingSystem.IsLinux() || sockets.Count == 0)
+        if (sockets.Count == 0)
         {
             return null;
         }
@@ -47,7 +49,7 @@ internal sealed class KernelDropReader
             }
 
             var table = sockets[0].AddressFamily == AddressFamily.InterNetworkV6 ? "/proc/net/udp6" : "/proc/net/udp";
-            return File.Exists(table) ? new KernelDropReader(inodes, table) : null;
+            return File.Exists(table) ? new LinuxKernelDropReader(inodes, table) : null;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

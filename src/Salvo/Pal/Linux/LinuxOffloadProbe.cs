@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
@@ -9,6 +10,7 @@ namespace Salvo.Pal;
 /// 100-byte segments over loopback to a socket with UDP_GRO on. Support in the headers is not enough
 /// (a kernel can be built without it, a seccomp filter can refuse it), so the probe moves real data.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static unsafe class LinuxOffloadProbe
 {
     private const int SegmentSize = 100;

@@ -36,6 +36,7 @@ internal static class Constants
     public const int IP_RECVERR = 11;
     public const int IP_RECVTOS = 13;
     public const int IP_MTU = 14;
+    public const int IP_BIND_ADDRESS_NO_PORT = 24;
     public const int IP_PMTUDISC_DONT = 0;
     public const int IP_PMTUDISC_DO = 2;
     public const int IP_PMTUDISC_PROBE = 3;

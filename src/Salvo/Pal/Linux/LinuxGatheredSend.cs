@@ -1,21 +1,20 @@
 using System.Buffers;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
+using System.Runtime.Versioning;
 using Salvo.Interop.Linux;
 
-namespace Salvo.Streams;
+namespace Salvo.Pal;
 
 /// <summary>
 /// Hands a send queue that spans several pool blocks to the kernel in one <c>sendmsg</c> with one iovec per block,
-/// where sending block by block is one system call per 4 KiB. Linux only; elsewhere <see cref="IsSupported"/> is
-/// false and the caller sends block by block.
+/// where sending block by block is one system call per 4 KiB.
 /// </summary>
-internal static class GatheredSend
+[SupportedOSPlatform("linux")]
+internal static class LinuxGatheredSend
 {
     /// <summary>Blocks per call: 64 KiB of default blocks, well under the kernel's IOV_MAX of 1,024.</summary>
     public const int MaxBlocks = 16;
-
-    public static bool IsSupported { get; } = OperatingSystem.IsLinux();
 
     /// <summary>
     /// Sends what the socket buffer takes now from the first <see cref="MaxBlocks"/> blocks of

@@ -104,7 +104,7 @@ internal sealed partial class LinuxDatagramPal
             return null;
         }
 
-        var vectors = batch.LinuxVectors ??= new LinuxSendVectors(batch);
+        var vectors = VectorsOf(batch);
         vectors.CorruptSegmentControlForTesting = CorruptNextGsoSendForTesting;
         vectors.Prepare(batch, 0, IsIPv6, GsoEnabled, MaxGsoBytes);
         return vectors;
@@ -225,8 +225,8 @@ internal sealed partial class LinuxDatagramPal
         {
             if (destination.HasValue)
             {
-                var address = batch.ScratchAddress ??= new SocketAddress(Socket.AddressFamily);
-                (IsIPv6 ? destination.MapToIPv6() : destination).WriteTo(address);
+                var vectors = VectorsOf(batch);
+                var address = WriteDestination(vectors.DestinationHolder ??= new SocketAddress(Socket.AddressFamily), destination);
                 await Socket.SendToAsync(payload, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
             }
             else

@@ -1,0 +1,56 @@
+namespace Salvo.Tests.Architecture;
+
+/// <summary>Everything in the library that knows the OS lives in the platform layer (src/Salvo/Pal).</summary>
+public sealed class PlatformLayerTests
+{
+    private static readonly string[] s_osSpecific = ["OperatingSystem.Is", "Interop.Linux"];
+
+    [Fact]
+    public void LibrarySource_OutsidePlatformLayer_NeverAsksTheOsOrCallsInterop()
+    {
+        var library = Path.Combine(RepositoryRoot(), "src", "Salvo");
+        var platformLayer = Path.Combine(library, "Pal") + Path.DirectorySeparatorChar;
+        var sources = SourceFiles(library);
+
+        var offenders = sources
+            .Where(file => !file.StartsWith(platformLayer, StringComparison.Ordinal))
+            .SelectMany(file => File.ReadLines(file).Select((line, index) => (file, line, number: index + 1)))
+            .Where(hit => s_osSpecific.Any(word => hit.line.Contains(word, StringComparison.Ordinal)))
+            .Select(hit => $"{Path.GetRelativePath(library, hit.file)}:{hit.number}: {hit.line.Trim()}")
+            .ToList();
+
+        Assert.Empty(offenders);
+    }
+
+    [Fact]
+    public void SourceScan_SeesThePlatformLayersOwnChecks()
+    {
+        // Guards the test above against passing because it read nothing.
+        var library = Path.Combine(RepositoryRoot(), "src", "Salvo");
+        var platformSources = SourceFiles(Path.Combine(library, "Pal"));
+
+        Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[0], StringComparison.Ordinal));
+        Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[1], StringComparison.Ordinal));
+    }
+
+    private static List<string> SourceFiles(string folder)
+    {
+        var build = new[] { "bin", "obj" }.Select(name => Path.DirectorySeparatorChar + name + Path.DirectorySeparatorChar).ToArray();
+        return Directory.EnumerateFiles(folder, "*.cs", SearchOption.AllDirectories)
+            .Where(file => !build.Any(part => file.Contains(part, StringComparison.Ordinal)))
+            .ToList();
+    }
+
+    private static string RepositoryRoot()
+    {
+        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
+        {
+            if (File.Exists(Path.Combine(directory.FullName, "Salvo.slnx")))
+            {
+                return directory.FullName;
+            }
+        }
+
+        throw new InvalidOperationException($"No Salvo.slnx above {AppContext.BaseDirectory}.");
+    }
+}
