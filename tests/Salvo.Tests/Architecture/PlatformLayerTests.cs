@@ -23,6 +23,22 @@ public sealed class PlatformLayerTests
     }
 
     [Fact]
+    public void LibrarySource_LeasesSocketHandlesOnlyThroughTheMarshallerOrOneLease()
+    {
+        // Imports on a socket take its SafeHandle; the one call that cannot (poll's pollfd) goes through DescriptorLease.
+        var library = Path.Combine(RepositoryRoot(), "src", "Salvo");
+        var lease = Path.Combine(library, "Pal", "Linux", "DescriptorLease.cs");
+
+        var leasing = SourceFiles(library)
+            .Where(file => file != lease && File.ReadAllText(file).Contains("DangerousAddRef", StringComparison.Ordinal))
+            .Select(file => Path.GetRelativePath(library, file))
+            .ToList();
+
+        Assert.Empty(leasing);
+        Assert.Contains("DangerousAddRef", File.ReadAllText(lease), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void SourceScan_SeesThePlatformLayersOwnChecks()
     {
         // Guards the test above against passing because it read nothing.

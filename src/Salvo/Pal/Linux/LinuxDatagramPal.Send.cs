@@ -121,20 +121,16 @@ internal sealed partial class LinuxDatagramPal
         }
 
         int sent;
-        var added = false;
         try
         {
-            AddRef(ref added);
-            sent = Libc.SendMmsg((int)_handle.DangerousGetHandle(), vectors.Headers + message, (uint)(vectors.MessageCount - message), Constants.MSG_DONTWAIT);
-            errno = sent < 0 ? Libc.LastErrno : Errno.None;
+            sent = Libc.SendMmsg(_handle, vectors.Headers + message, (uint)(vectors.MessageCount - message), Constants.MSG_DONTWAIT);
         }
-        finally
+        catch (ObjectDisposedException)
         {
-            if (added)
-            {
-                _handle.DangerousRelease();
-            }
+            throw Disposed();
         }
+
+        errno = sent < 0 ? Libc.LastErrno : Errno.None;
 
         if (sent <= 0)
         {

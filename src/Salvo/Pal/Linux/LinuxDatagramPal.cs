@@ -133,22 +133,13 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     protected override void Close()
     {
         // shutdown(2) wakes a thread blocked in poll(2) on this socket; close(2) alone would not.
-        var added = false;
         try
         {
-            _handle.DangerousAddRef(ref added);
-            _ = Libc.Shutdown((int)_handle.DangerousGetHandle(), Constants.SHUT_RDWR);
+            _ = Libc.Shutdown(_handle, Constants.SHUT_RDWR);
         }
         catch (ObjectDisposedException)
         {
             // Already closed by the runtime.
-        }
-        finally
-        {
-            if (added)
-            {
-                _handle.DangerousRelease();
-            }
         }
 
         Socket.Dispose();
@@ -160,20 +151,16 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         var vectors = VectorsOf(batch);
         vectors.Reset(batch.Capacity, _wantControl);
         int received;
-        var added = false;
         try
         {
-            AddRef(ref added);
-            received = Libc.RecvMmsg((int)_handle.DangerousGetHandle(), vectors.Headers, (uint)batch.Capacity, Constants.MSG_DONTWAIT, null);
-            errno = received < 0 ? Libc.LastErrno : Errno.None;
+            received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, Constants.MSG_DONTWAIT, null);
         }
-        finally
+        catch (ObjectDisposedException)
         {
-            if (added)
-            {
-                _handle.DangerousRelease();
-            }
+            throw Disposed();
         }
+
+        errno = received < 0 ? Libc.LastErrno : Errno.None;
 
         if (received <= 0)
         {
@@ -262,10 +249,8 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         Span<byte> name = stackalloc byte[LinuxReceiveVectors.NameStride];
         nint received;
         int flags;
-        var added = false;
         try
         {
-            AddRef(ref added);
             // Safety: `fixed` pins the caller's memory and the name for exactly the synchronous recvmsg call; the
             // kernel keeps no pointer after it returns. (Memory.Pin would take a GC handle on every datagram.)
             fixed (byte* data = buffer.Span)
@@ -273,18 +258,15 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
             {
                 IOVec iov = new() { Base = data, Length = (nuint)buffer.Length };
                 MsgHdr header = new() { Name = namePointer, NameLength = (uint)name.Length, IOVecs = &iov, IOVecCount = 1 };
-                received = Libc.RecvMsg((int)_handle.DangerousGetHandle(), &header, Constants.MSG_DONTWAIT);
+                received = Libc.RecvMsg(_handle, &header, Constants.MSG_DONTWAIT);
                 errno = received < 0 ? Libc.LastErrno : Errno.None;
                 flags = header.Flags;
                 name = name[..(int)header.NameLength];
             }
         }
-        finally
+        catch (ObjectDisposedException)
         {
-            if (added)
-            {
-                _handle.DangerousRelease();
-            }
+            throw Disposed();
         }
 
         if (received < 0)
@@ -356,34 +338,18 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
             throw Disposed();
         }
 
-        var added = false;
         try
         {
-            AddRef(ref added);
-            var poll = new PollFd { Fd = (int)_handle.DangerousGetHandle(), Events = events };
+            using var lease = new DescriptorLease(_handle);
+            var poll = new PollFd { Fd = lease.Descriptor, Events = events };
             _ = Libc.Poll(&poll, 1, timeoutMilliseconds);
         }
-        finally
-        {
-            if (added)
-            {
-                _handle.DangerousRelease();
-            }
-        }
-
-        if (IsDisposed)
+        catch (ObjectDisposedException)
         {
             throw Disposed();
         }
-    }
 
-    private void AddRef(ref bool added)
-    {
-        try
-        {
-            _handle.DangerousAddRef(ref added);
-        }
-        catch (ObjectDisposedException)
+        if (IsDisposed)
         {
             throw Disposed();
         }

@@ -50,24 +50,10 @@ internal static class LinuxGatheredSend
             }
 
             var message = new MsgHdr { IOVecs = vectors, IOVecCount = (nuint)count };
-            var handle = socket.SafeHandle;
-            var added = false;
-            try
+            sent = Libc.SendMsg(socket.SafeHandle, &message, Constants.MSG_DONTWAIT | Constants.MSG_NOSIGNAL);
+            if (sent < 0)
             {
-                // The reference keeps a concurrent close from freeing the descriptor number while sendmsg uses it.
-                handle.DangerousAddRef(ref added);
-                sent = Libc.SendMsg((int)handle.DangerousGetHandle(), &message, Constants.MSG_DONTWAIT | Constants.MSG_NOSIGNAL);
-                if (sent < 0)
-                {
-                    errno = Libc.LastErrno;
-                }
-            }
-            finally
-            {
-                if (added)
-                {
-                    handle.DangerousRelease();
-                }
+                errno = Libc.LastErrno;
             }
         }
         finally

@@ -66,19 +66,7 @@ internal static unsafe class LinuxOffloadProbe
         var controlLength = ControlMessages.WriteUInt16(new Span<byte>(control, ControlMessages.SegmentSpace), 0, Constants.SOL_UDP, Constants.UDP_SEGMENT, SegmentSize);
         var iov = new IOVec { Base = payload, Length = 2 * SegmentSize };
         var header = new MsgHdr { IOVecs = &iov, IOVecCount = 1, Control = control, ControlLength = (nuint)controlLength };
-        var added = false;
-        try
-        {
-            sender.SafeHandle.DangerousAddRef(ref added);
-            return Libc.SendMsg((int)sender.SafeHandle.DangerousGetHandle(), &header, 0) == 2 * SegmentSize;
-        }
-        finally
-        {
-            if (added)
-            {
-                sender.SafeHandle.DangerousRelease();
-            }
-        }
+        return Libc.SendMsg(sender.SafeHandle, &header, 0) == 2 * SegmentSize;
     }
 
     private static (int Length, int GroSize) ReceiveWithControl(Socket receiver)
@@ -87,28 +75,16 @@ internal static unsafe class LinuxOffloadProbe
         var control = stackalloc byte[ControlMessages.ReceiveStride];
         var iov = new IOVec { Base = buffer, Length = 4 * SegmentSize };
         var header = new MsgHdr { IOVecs = &iov, IOVecCount = 1, Control = control, ControlLength = ControlMessages.ReceiveStride };
-        var added = false;
-        try
+        var length = (int)Libc.RecvMsg(receiver.SafeHandle, &header, Constants.MSG_DONTWAIT);
+        var groSize = 0;
+        foreach (var message in ControlMessages.Enumerate(new ReadOnlySpan<byte>(control, (int)header.ControlLength)))
         {
-            receiver.SafeHandle.DangerousAddRef(ref added);
-            var length = (int)Libc.RecvMsg((int)receiver.SafeHandle.DangerousGetHandle(), &header, Constants.MSG_DONTWAIT);
-            var groSize = 0;
-            foreach (var message in ControlMessages.Enumerate(new ReadOnlySpan<byte>(control, (int)header.ControlLength)))
+            if (message.Level == Constants.SOL_UDP && message.Type == Constants.UDP_GRO)
             {
-                if (message.Level == Constants.SOL_UDP && message.Type == Constants.UDP_GRO)
-                {
-                    groSize = ControlMessages.ReadInt32(message.Data);
-                }
+                groSize = ControlMessages.ReadInt32(message.Data);
             }
+        }
 
-            return (length, groSize);
-        }
-        finally
-        {
-            if (added)
-            {
-                receiver.SafeHandle.DangerousRelease();
-            }
-        }
+        return (length, groSize);
     }
 }

@@ -47,22 +47,13 @@ internal static class LinuxPathMtu
 
     private static int NamespaceOf(Socket socket)
     {
-        var added = false;
         try
         {
-            socket.SafeHandle.DangerousAddRef(ref added);
-            return Libc.Ioctl((int)socket.SafeHandle.DangerousGetHandle(), Libc.SIOCGSKNS);
+            return Libc.Ioctl(socket.SafeHandle, Libc.SIOCGSKNS);
         }
         catch (ObjectDisposedException)
         {
             return -1;
-        }
-        finally
-        {
-            if (added)
-            {
-                socket.SafeHandle.DangerousRelease();
-            }
         }
     }
 

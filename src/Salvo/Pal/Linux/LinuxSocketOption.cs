@@ -8,41 +8,15 @@ namespace Salvo.Pal;
 [SupportedOSPlatform("linux")]
 internal static unsafe class LinuxSocketOption
 {
-    public static Errno TrySet(SafeSocketHandle handle, int level, int name, int value)
-    {
-        var added = false;
-        try
-        {
-            handle.DangerousAddRef(ref added);
-            return Libc.SetSockOpt((int)handle.DangerousGetHandle(), level, name, &value, sizeof(int)) == 0 ? Errno.None : Libc.LastErrno;
-        }
-        finally
-        {
-            if (added)
-            {
-                handle.DangerousRelease();
-            }
-        }
-    }
+    public static Errno TrySet(SafeSocketHandle handle, int level, int name, int value) =>
+        Libc.SetSockOpt(handle, level, name, &value, sizeof(int)) == 0 ? Errno.None : Libc.LastErrno;
 
     public static Errno TryGet(SafeSocketHandle handle, int level, int name, out int value)
     {
-        var added = false;
         var result = 0;
         var length = (uint)sizeof(int);
-        try
-        {
-            handle.DangerousAddRef(ref added);
-            var status = Libc.GetSockOpt((int)handle.DangerousGetHandle(), level, name, &result, &length);
-            value = result;
-            return status == 0 ? Errno.None : Libc.LastErrno;
-        }
-        finally
-        {
-            if (added)
-            {
-                handle.DangerousRelease();
-            }
-        }
+        var status = Libc.GetSockOpt(handle, level, name, &result, &length);
+        value = result;
+        return status == 0 ? Errno.None : Libc.LastErrno;
     }
 }

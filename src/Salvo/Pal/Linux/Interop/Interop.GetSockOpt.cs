@@ -6,5 +6,5 @@ internal static unsafe partial class Libc
 {
     /// <summary>getsockopt(2).</summary>
     [LibraryImport(LibraryName, EntryPoint = "getsockopt", SetLastError = true)]
-    public static partial int GetSockOpt(int fd, int level, int name, void* value, uint* length);
+    public static partial int GetSockOpt(SafeHandle socket, int level, int name, void* value, uint* length);
 }

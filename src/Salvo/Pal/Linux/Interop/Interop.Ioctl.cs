@@ -9,5 +9,5 @@ internal static partial class Libc
 
     /// <summary>ioctl(2) with no argument.</summary>
     [LibraryImport(LibraryName, EntryPoint = "ioctl", SetLastError = true)]
-    public static partial int Ioctl(int fd, nuint request);
+    public static partial int Ioctl(SafeHandle socket, nuint request);
 }

@@ -6,5 +6,5 @@ internal static unsafe partial class Libc
 {
     /// <summary>recvmmsg(2): receives up to <paramref name="count"/> datagrams in one call.</summary>
     [LibraryImport(LibraryName, EntryPoint = "recvmmsg", SetLastError = true)]
-    public static partial int RecvMmsg(int fd, MMsgHdr* messages, uint count, int flags, void* timeout);
+    public static partial int RecvMmsg(SafeHandle socket, MMsgHdr* messages, uint count, int flags, void* timeout);
 }

@@ -6,5 +6,5 @@ internal static unsafe partial class Libc
 {
     /// <summary>recvmsg(2): receives one datagram with its flags and control data.</summary>
     [LibraryImport(LibraryName, EntryPoint = "recvmsg", SetLastError = true)]
-    public static partial nint RecvMsg(int fd, MsgHdr* message, int flags);
+    public static partial nint RecvMsg(SafeHandle socket, MsgHdr* message, int flags);
 }

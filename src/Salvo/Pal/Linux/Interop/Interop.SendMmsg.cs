@@ -6,5 +6,5 @@ internal static unsafe partial class Libc
 {
     /// <summary>sendmmsg(2): sends up to <paramref name="count"/> datagrams in one call.</summary>
     [LibraryImport(LibraryName, EntryPoint = "sendmmsg", SetLastError = true)]
-    public static partial int SendMmsg(int fd, MMsgHdr* messages, uint count, int flags);
+    public static partial int SendMmsg(SafeHandle socket, MMsgHdr* messages, uint count, int flags);
 }

@@ -6,5 +6,5 @@ internal static unsafe partial class Libc
 {
     /// <summary>sendmsg(2): sends one datagram, optionally with control data (GSO).</summary>
     [LibraryImport(LibraryName, EntryPoint = "sendmsg", SetLastError = true)]
-    public static partial nint SendMsg(int fd, MsgHdr* message, int flags);
+    public static partial nint SendMsg(SafeHandle socket, MsgHdr* message, int flags);
 }

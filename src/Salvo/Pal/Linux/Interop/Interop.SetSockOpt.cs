@@ -6,5 +6,5 @@ internal static unsafe partial class Libc
 {
     /// <summary>setsockopt(2).</summary>
     [LibraryImport(LibraryName, EntryPoint = "setsockopt", SetLastError = true)]
-    public static partial int SetSockOpt(int fd, int level, int name, void* value, uint length);
+    public static partial int SetSockOpt(SafeHandle socket, int level, int name, void* value, uint length);
 }

@@ -9,5 +9,5 @@ internal static partial class Libc
     /// blocked in poll on it (net/ipv4/af_inet.c, inet_shutdown), which is why dispose calls it.
     /// </summary>
     [LibraryImport(LibraryName, EntryPoint = "shutdown", SetLastError = true)]
-    public static partial int Shutdown(int fd, int how);
+    public static partial int Shutdown(SafeHandle socket, int how);
 }
