@@ -8,9 +8,9 @@ public sealed class PlatformLayerTests
     [Fact]
     public void LibrarySource_OutsidePlatformLayer_NeverAsksTheOsOrCallsInterop()
     {
-        var library = Path.Combine(RepositoryRoot(), "src", "Salvo");
+        var library = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo");
         var platformLayer = Path.Combine(library, "Pal") + Path.DirectorySeparatorChar;
-        var sources = SourceFiles(library);
+        var sources = SourceTree.CSharpFiles(library);
 
         var offenders = sources
             .Where(file => !file.StartsWith(platformLayer, StringComparison.Ordinal))
@@ -26,10 +26,10 @@ public sealed class PlatformLayerTests
     public void LibrarySource_LeasesSocketHandlesOnlyThroughTheMarshallerOrOneLease()
     {
         // Imports on a socket take its SafeHandle; the one call that cannot (poll's pollfd) goes through DescriptorLease.
-        var library = Path.Combine(RepositoryRoot(), "src", "Salvo");
+        var library = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo");
         var lease = Path.Combine(library, "Pal", "Linux", "DescriptorLease.cs");
 
-        var leasing = SourceFiles(library)
+        var leasing = SourceTree.CSharpFiles(library)
             .Where(file => file != lease && File.ReadAllText(file).Contains("DangerousAddRef", StringComparison.Ordinal))
             .Select(file => Path.GetRelativePath(library, file))
             .ToList();
@@ -42,31 +42,10 @@ public sealed class PlatformLayerTests
     public void SourceScan_SeesThePlatformLayersOwnChecks()
     {
         // Guards the test above against passing because it read nothing.
-        var library = Path.Combine(RepositoryRoot(), "src", "Salvo");
-        var platformSources = SourceFiles(Path.Combine(library, "Pal"));
+        var library = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo");
+        var platformSources = SourceTree.CSharpFiles(Path.Combine(library, "Pal"));
 
         Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[0], StringComparison.Ordinal));
         Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[1], StringComparison.Ordinal));
-    }
-
-    private static List<string> SourceFiles(string folder)
-    {
-        var build = new[] { "bin", "obj" }.Select(name => Path.DirectorySeparatorChar + name + Path.DirectorySeparatorChar).ToArray();
-        return Directory.EnumerateFiles(folder, "*.cs", SearchOption.AllDirectories)
-            .Where(file => !build.Any(part => file.Contains(part, StringComparison.Ordinal)))
-            .ToList();
-    }
-
-    private static string RepositoryRoot()
-    {
-        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
-        {
-            if (File.Exists(Path.Combine(directory.FullName, "Salvo.slnx")))
-            {
-                return directory.FullName;
-            }
-        }
-
-        throw new InvalidOperationException($"No Salvo.slnx above {AppContext.BaseDirectory}.");
     }
 }

@@ -123,6 +123,8 @@ internal sealed partial class LinuxDatagramPal
         int sent;
         try
         {
+            // Safety: message < MessageCount <= the batch's Capacity headers, all pinned and filled by Prepare for this batch;
+            // sendmmsg reads them only during the call.
             sent = Libc.SendMmsg(_handle, vectors.Headers + message, (uint)(vectors.MessageCount - message), Constants.MSG_DONTWAIT);
         }
         catch (ObjectDisposedException)

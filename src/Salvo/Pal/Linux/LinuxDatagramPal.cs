@@ -153,6 +153,8 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         int received;
         try
         {
+            // Safety: the vectors were made for this batch, with exactly Capacity pinned headers pointing into its pinned
+            // buffer; Reset restored every length the kernel may write through.
             received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, Constants.MSG_DONTWAIT, null);
         }
         catch (ObjectDisposedException)
@@ -341,6 +343,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         try
         {
             using var lease = new DescriptorLease(_handle);
+            // Safety: one pollfd on this frame's stack, count 1; the lease keeps the descriptor open while poll(2) waits.
             var poll = new PollFd { Fd = lease.Descriptor, Events = events };
             _ = Libc.Poll(&poll, 1, timeoutMilliseconds);
         }

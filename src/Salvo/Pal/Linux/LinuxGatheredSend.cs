@@ -25,6 +25,8 @@ internal static class LinuxGatheredSend
     public static unsafe long TrySend(Socket socket, in ReadOnlySequence<byte> queue)
     {
         var pins = default(BlockPins);
+        // Safety: at most MaxBlocks iovecs, each for a block pinned by its MemoryHandle until the finally below releases it,
+        // after the synchronous sendmsg returned.
         var vectors = stackalloc IOVec[MaxBlocks];
         var count = 0;
         nint sent;

@@ -5,6 +5,8 @@ using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
+// Safety: every pointer here points into a stackalloc of the same method, handed to one synchronous sendmsg or
+// recvmsg with the buffer's own length; the kernel keeps none of them after the call.
 /// <summary>
 /// Finds out, once per process, whether this kernel really does UDP GSO and GRO: a GSO send of two
 /// 100-byte segments over loopback to a socket with UDP_GRO on. Support in the headers is not enough

@@ -4,6 +4,8 @@ using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
+// Safety: the pointers below address pinned arrays this object and its batch keep alive (see the constructor);
+// every index stays below Count, the batch's Capacity, the size each array was made with.
 /// <summary>
 /// The native side of a <see cref="ReceiveBatch"/>: one mmsghdr, iovec, sockaddr and control slot per
 /// buffer, all on the pinned object heap and wired up once, so each recvmmsg only resets the lengths the
@@ -85,6 +87,8 @@ internal sealed unsafe class LinuxReceiveVectors
             ref readonly var header = ref Headers[i];
             var length = (int)header.Length;
             var isTruncated = (header.Header.Flags & Constants.MSG_TRUNC) != 0;
+            // Safety: i < received <= Count; the kernel writes NameLength and ControlLength no larger than the NameStride
+            // and ReceiveStride that Reset offered (recvmsg(2): msg_namelen and msg_controllen are value-result).
             var source = LinuxSockaddr.Read(new ReadOnlySpan<byte>(Names + (i * NameStride), (int)header.Header.NameLength));
             var metadata = ReadControl(new ReadOnlySpan<byte>(Control + (i * ControlMessages.ReceiveStride), (int)header.Header.ControlLength), localPort);
 

@@ -5,6 +5,8 @@ using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
+// Safety: the pointers below address pinned arrays this object and its batch keep alive (see the constructor);
+// Prepare writes at most Capacity messages, each within its own NameStride and SendStride slots.
 /// <summary>
 /// The native side of a <see cref="SendBatch"/>: mmsghdr, iovec, sockaddr and control slots on the pinned
 /// heap. <see cref="Prepare"/> turns entries into messages: with GSO, a run of entries to one destination

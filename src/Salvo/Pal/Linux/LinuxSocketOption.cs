@@ -4,6 +4,8 @@ using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
+// Safety: the option value is a local int, passed by address with sizeof(int) as its length to one synchronous
+// setsockopt/getsockopt; getsockopt writes at most that length.
 /// <summary>Integer socket options by raw level and name, as errno rather than exceptions.</summary>
 [SupportedOSPlatform("linux")]
 internal static unsafe class LinuxSocketOption

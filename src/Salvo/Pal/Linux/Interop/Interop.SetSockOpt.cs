@@ -2,6 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace Salvo.Interop.Linux;
 
+// Safety: declarations only; each caller says why the pointers it passes are valid for the length of the call.
 internal static unsafe partial class Libc
 {
     /// <summary>setsockopt(2).</summary>

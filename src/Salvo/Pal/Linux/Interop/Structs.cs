@@ -4,6 +4,8 @@ namespace Salvo.Interop.Linux;
 
 // Layouts for x86-64 and arm64 glibc; sizes and offsets are asserted in LinuxAbiTests.
 
+// Safety: plain data in the kernel's layout; whoever stores a pointer here keeps its target alive and pinned
+// until the system call that reads it returns.
 /// <summary><c>struct iovec</c>: 16 bytes.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct IOVec
@@ -12,6 +14,7 @@ internal unsafe struct IOVec
     public nuint Length;
 }
 
+// Safety: as IOVec: the code that fills it keeps every pointed-to buffer pinned for the call, with the length given.
 /// <summary><c>struct msghdr</c>: 56 bytes.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct MsgHdr
