@@ -127,7 +127,7 @@ public sealed class DatagramServer : IAsyncDisposable
 
             _localEndPoint = _sockets[0].LocalEndPoint;
             _kernelDrops = Platform.Current.OpenKernelDropCounters(Array.ConvertAll(_sockets, s => s.Socket));
-            _metrics = new ServerMetrics(_sockets[0].AddressFamily, _localEndPoint.Port, TotalQueueDepth, () => ReadKernelDrops()?.Sum());
+            _metrics = new ServerMetrics(_options.MeterFactory, _sockets[0].AddressFamily, _localEndPoint.Port, TotalQueueDepth, () => ReadKernelDrops()?.Sum());
             _workers = new ServerWorker[_options.Workers];
             for (var i = 0; i < _workers.Length; i++)
             {

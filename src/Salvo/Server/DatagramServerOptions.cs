@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Sockets;
 
@@ -103,6 +104,12 @@ public sealed class DatagramServerOptions
     /// Defaults to null (not set).
     /// </summary>
     public int? KernelBusyPollMicroseconds { get; set; }
+
+    /// <summary>
+    /// Creates the server's "Salvo" meter (the host's, so its metrics reach the host's listeners and exporters); null
+    /// makes a meter of the server's own, disposed with it. Defaults to null.
+    /// </summary>
+    public IMeterFactory? MeterFactory { get; set; }
 
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     /// <exception cref="ArgumentException">An option is invalid; the message and <see cref="ArgumentException.ParamName"/> name it.</exception>

@@ -1,3 +1,5 @@
+using System.Collections.Concurrent;
+using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.DependencyInjection;
@@ -39,6 +41,35 @@ public sealed class AddSalvoServerTests
 
         await host.StopAsync();
         Assert.False(server.IsRunning);
+    }
+
+    [Fact]
+    public async Task AddSalvoServer_InAHost_PublishesOnTheHostsMeterFactory()
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSalvoServer<EchoHandler>(options =>
+        {
+            options.EndPoint = new IPEndPoint(IPAddress.Loopback, 0);
+            options.Workers = 1;
+        });
+        using var host = builder.Build();
+        var hostMeters = host.Services.GetRequiredService<IMeterFactory>();
+        var published = new ConcurrentBag<string>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, _) =>
+        {
+            if (instrument.Meter.Scope == hostMeters)
+            {
+                published.Add(instrument.Name);
+            }
+        };
+        listener.Start();
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Contains("salvo.server.datagrams.received", published);
     }
 
     [Theory]

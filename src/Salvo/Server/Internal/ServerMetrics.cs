@@ -5,14 +5,17 @@ using System.Net.Sockets;
 namespace Salvo.Server;
 
 /// <summary>
-/// A server's instruments on its own <see cref="Meter"/> named "Salvo" (disposed with the server), tagged
-/// with OpenTelemetry's network attributes so several servers in one process stay apart.
+/// A server's instruments on a <see cref="Meter"/> named "Salvo", tagged with OpenTelemetry's network attributes so
+/// several servers in one process stay apart. The meter comes from the options' <see cref="IMeterFactory"/>, which
+/// owns it and may outlive the server, or else is the server's own and is disposed with it.
 /// </summary>
 internal sealed class ServerMetrics : IDisposable
 {
     public const string MeterName = "Salvo";
 
     private readonly Meter _meter;
+    private readonly bool _ownsMeter;
+    private int _disposed;
     private readonly Counter<long> _received;
     private readonly Counter<long> _receivedBytes;
     private readonly Counter<long> _sent;
@@ -24,9 +27,11 @@ internal sealed class ServerMetrics : IDisposable
     private readonly KeyValuePair<string, object?> _type;
     private readonly KeyValuePair<string, object?> _port;
 
-    public ServerMetrics(AddressFamily family, int port, Func<long> queueDepth, Func<long?> kernelDrops)
+    public ServerMetrics(IMeterFactory? meterFactory, AddressFamily family, int port, Func<long> queueDepth, Func<long?> kernelDrops)
     {
-        _meter = new Meter(MeterName, typeof(ServerMetrics).Assembly.GetName().Version?.ToString());
+        var version = typeof(ServerMetrics).Assembly.GetName().Version?.ToString();
+        _ownsMeter = meterFactory is null;
+        _meter = meterFactory?.Create(new MeterOptions(MeterName) { Version = version }) ?? new Meter(MeterName, version);
         _transport = new("network.transport", "udp");
         _type = new("network.type", family == AddressFamily.InterNetworkV6 ? "ipv6" : "ipv4");
         _port = new("server.port", port);
@@ -43,9 +48,9 @@ internal sealed class ServerMetrics : IDisposable
             "salvo.server.batch.size", "{datagram}", "Datagrams per receive call.",
             advice: new InstrumentAdvice<int> { HistogramBucketBoundaries = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] });
         _meter.CreateObservableUpDownCounter(
-            "salvo.server.queue.depth", () => new Measurement<long>(queueDepth(), tags), "{datagram}", "Datagrams queued for handlers.");
+            "salvo.server.queue.depth", () => Observe(() => queueDepth(), tags), "{datagram}", "Datagrams queued for handlers.");
         _meter.CreateObservableCounter(
-            "salvo.server.kernel.drops", () => ObserveKernelDrops(kernelDrops, tags), "{datagram}",
+            "salvo.server.kernel.drops", () => Observe(kernelDrops, tags), "{datagram}",
             "Datagrams the kernel dropped on the server's sockets because the receive buffer was full (Linux /proc/net/udp).");
     }
 
@@ -73,10 +78,19 @@ internal sealed class ServerMetrics : IDisposable
 
     public void OnHandlerError() => _handlerErrors.Add(1, Tags());
 
-    public void Dispose() => _meter.Dispose();
+    /// <summary>A factory's meter outlives the server: its observable instruments then report nothing more.</summary>
+    private bool IsDisposed => Volatile.Read(ref _disposed) != 0;
 
-    private static IEnumerable<Measurement<long>> ObserveKernelDrops(Func<long?> kernelDrops, KeyValuePair<string, object?>[] tags) =>
-        kernelDrops() is long drops ? [new Measurement<long>(drops, tags)] : [];
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 0 && _ownsMeter)
+        {
+            _meter.Dispose();
+        }
+    }
+
+    private IEnumerable<Measurement<long>> Observe(Func<long?> value, KeyValuePair<string, object?>[] tags) =>
+        !IsDisposed && value() is long observed ? [new Measurement<long>(observed, tags)] : [];
 
     // TagList holds up to eight tags inline: recording allocates nothing.
     private TagList Tags() => new() { _transport, _type, _port };
