@@ -17,16 +17,13 @@ public sealed class AddSalvoServerTests
     [Fact]
     public async Task AddSalvoServer_InAHost_StartsTheServerAndEchoes()
     {
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Services.AddSalvoServer<EchoHandler>(options =>
+        using var host = EchoHost(options =>
         {
             options.EndPoint = new IPEndPoint(IPAddress.Loopback, 9);
             options.Port = 0;
             options.Workers = 2;
             options.MaxDatagramSize = 2048;
         });
-        using var host = builder.Build();
         await host.StartAsync();
 
         var server = host.Services.GetRequiredService<DatagramServerHostedService<EchoHandler>>().Server;
@@ -46,14 +43,11 @@ public sealed class AddSalvoServerTests
     [Fact]
     public async Task AddSalvoServer_InAHost_PublishesOnTheHostsMeterFactory()
     {
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Services.AddSalvoServer<EchoHandler>(options =>
+        using var host = EchoHost(options =>
         {
             options.EndPoint = new IPEndPoint(IPAddress.Loopback, 0);
             options.Workers = 1;
         });
-        using var host = builder.Build();
         var hostMeters = host.Services.GetRequiredService<IMeterFactory>();
         var published = new ConcurrentBag<string>();
         using var listener = new MeterListener();
@@ -81,15 +75,12 @@ public sealed class AddSalvoServerTests
     [InlineData(nameof(DatagramServerOptions.MaxDatagramSize))]
     public async Task AddSalvoServer_WithAnInvalidOption_FailsStartUpNamingIt(string option)
     {
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Services.AddSalvoServer<EchoHandler>(options =>
+        using var host = EchoHost(options =>
         {
             options.EndPoint = new IPEndPoint(IPAddress.Loopback, 0);
             options.Workers = 1;
             Break(options, option);
         });
-        using var host = builder.Build();
 
         var error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
         Assert.Contains(option, error.Message, StringComparison.Ordinal);
@@ -128,5 +119,14 @@ public sealed class AddSalvoServerTests
             default:
                 throw new ArgumentOutOfRangeException(nameof(option), option, "No way to break this option.");
         }
+    }
+
+    /// <summary>A host running an echo server configured by <paramref name="configure"/>, not yet started.</summary>
+    private static IHost EchoHost(Action<DatagramServerOptions> configure)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSalvoServer<EchoHandler>(configure);
+        return builder.Build();
     }
 }
