@@ -44,5 +44,6 @@ internal static partial class ThreadPlacement
     private static partial int SchedSetAffinity(int pid, nint size, ref ulong mask);
 
     [LibraryImport("libc.so.6", EntryPoint = "getrusage")]
+    // Safety: declaration only; the one caller passes a pinned 144-byte struct rusage.
     private static unsafe partial int GetRusage(int who, long* usage);
 }

@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Logging;
@@ -35,6 +36,8 @@ public static class SalvoServerServiceCollectionExtensions
 
         services.AddOptions<DatagramServerOptions>(DatagramServerHostedService<THandler>.OptionsName)
             .Configure(configure)
+            // The host's meter factory, unless the configuration chose one: its listeners and exporters see the server.
+            .PostConfigure<IServiceProvider>((options, provider) => options.MeterFactory ??= provider.GetService<IMeterFactory>())
             .ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<DatagramServerOptions>, DatagramServerOptionsValidator>());
         services.TryAddSingleton<THandler>();

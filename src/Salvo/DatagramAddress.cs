@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Net;
 using System.Net.Sockets;
 using System.Runtime.InteropServices;
+using Salvo.Pal;
 
 namespace Salvo;
 
@@ -104,14 +105,14 @@ public readonly struct DatagramAddress : IEquatable<DatagramAddress>
         // Linux, Windows and BSD (only the first two bytes, family or length+family, differ).
         var family = socketAddress.Family;
         var span = socketAddress.Buffer.Span[..socketAddress.Size];
-        if (family == AddressFamily.InterNetwork && span.Length >= 8)
+        if (family == AddressFamily.InterNetwork && span.Length >= SockaddrCodec.IPv4MinimumLength)
         {
-            return FromSockaddrIn(span);
+            return SockaddrCodec.ReadIPv4(span);
         }
 
-        if (family == AddressFamily.InterNetworkV6 && span.Length >= 28)
+        if (family == AddressFamily.InterNetworkV6 && span.Length >= SockaddrCodec.IPv6Length)
         {
-            return FromSockaddrIn6(span);
+            return SockaddrCodec.ReadIPv6(span);
         }
 
         throw new ArgumentException($"SocketAddress of family {family} and size {span.Length} is not an IPv4 or IPv6 address.", nameof(socketAddress));
@@ -131,15 +132,15 @@ public readonly struct DatagramAddress : IEquatable<DatagramAddress>
         var span = socketAddress.Buffer.Span;
         if (_kind == KindIPv4)
         {
-            socketAddress.Size = 16;
-            span[2..16].Clear();
-            WriteSockaddrInBody(span);
+            socketAddress.Size = SockaddrCodec.IPv4Length;
+            span[2..SockaddrCodec.IPv4Length].Clear();
+            SockaddrCodec.WriteIPv4Body(this, span);
         }
         else
         {
-            socketAddress.Size = 28;
-            span[2..28].Clear();
-            WriteSockaddrIn6Body(span);
+            socketAddress.Size = SockaddrCodec.IPv6Length;
+            span[2..SockaddrCodec.IPv6Length].Clear();
+            SockaddrCodec.WriteIPv6Body(this, span);
         }
     }
 
@@ -234,60 +235,8 @@ public readonly struct DatagramAddress : IEquatable<DatagramAddress>
     }
 
     /// <summary>An IPv6 address from its 16 network-order bytes.</summary>
-    internal static DatagramAddress FromIPv6Bytes(ReadOnlySpan<byte> sixteen, int port) =>
-        FromBytes(sixteen, 0, (ushort)port, KindIPv6);
-
-    /// <summary>Reads a Linux <c>sockaddr_in</c> or <c>sockaddr_in6</c>; <see cref="None"/> for any other family.</summary>
-    internal static DatagramAddress FromSockaddr(ReadOnlySpan<byte> sockaddr)
-    {
-        if (sockaddr.Length < 2)
-        {
-            return None;
-        }
-
-        var family = BitConverter.ToUInt16(sockaddr);
-        if (family == Interop.Linux.Constants.AF_INET && sockaddr.Length >= 8)
-        {
-            return FromSockaddrIn(sockaddr);
-        }
-
-        if (family == Interop.Linux.Constants.AF_INET6 && sockaddr.Length >= 28)
-        {
-            return FromSockaddrIn6(sockaddr);
-        }
-
-        return None;
-    }
-
-    /// <summary>
-    /// Writes a Linux <c>sockaddr_in</c>/<c>sockaddr_in6</c>; an IPv4 address is written IPv4-mapped when
-    /// <paramref name="asIPv6"/> (a dual-stack socket). Returns the length, or 0 for <see cref="None"/>.
-    /// </summary>
-    internal int WriteSockaddr(Span<byte> destination, bool asIPv6)
-    {
-        if (!HasValue)
-        {
-            return 0;
-        }
-
-        if (asIPv6 && _kind == KindIPv4)
-        {
-            return MapToIPv6().WriteSockaddr(destination, asIPv6: true);
-        }
-
-        if (_kind == KindIPv4)
-        {
-            destination[..16].Clear();
-            BitConverter.TryWriteBytes(destination, (ushort)Interop.Linux.Constants.AF_INET);
-            WriteSockaddrInBody(destination);
-            return 16;
-        }
-
-        destination[..28].Clear();
-        BitConverter.TryWriteBytes(destination, (ushort)Interop.Linux.Constants.AF_INET6);
-        WriteSockaddrIn6Body(destination);
-        return 28;
-    }
+    internal static DatagramAddress FromIPv6Bytes(ReadOnlySpan<byte> sixteen, int port, uint scopeId = 0) =>
+        FromBytes(sixteen, scopeId, (ushort)port, KindIPv6);
 
     /// <inheritdoc />
     public bool Equals(DatagramAddress other) =>
@@ -310,28 +259,4 @@ public readonly struct DatagramAddress : IEquatable<DatagramAddress>
 
     private static DatagramAddress FromBytes(ReadOnlySpan<byte> sixteen, uint scopeId, ushort port, byte kind) =>
         new(BinaryPrimitives.ReadUInt64BigEndian(sixteen), BinaryPrimitives.ReadUInt64BigEndian(sixteen[8..]), scopeId, port, kind);
-
-    private static DatagramAddress FromSockaddrIn(ReadOnlySpan<byte> sockaddr)
-    {
-        Span<byte> bytes = stackalloc byte[16];
-        bytes.Clear();
-        sockaddr.Slice(4, 4).CopyTo(bytes);
-        return FromBytes(bytes, 0, BinaryPrimitives.ReadUInt16BigEndian(sockaddr[2..]), KindIPv4);
-    }
-
-    private static DatagramAddress FromSockaddrIn6(ReadOnlySpan<byte> sockaddr) =>
-        FromBytes(sockaddr.Slice(8, 16), BitConverter.ToUInt32(sockaddr[24..]), BinaryPrimitives.ReadUInt16BigEndian(sockaddr[2..]), KindIPv6);
-
-    private void WriteSockaddrInBody(Span<byte> sockaddr)
-    {
-        BinaryPrimitives.WriteUInt16BigEndian(sockaddr[2..], _port);
-        WriteAddressBytes(sockaddr.Slice(4, 4));
-    }
-
-    private void WriteSockaddrIn6Body(Span<byte> sockaddr)
-    {
-        BinaryPrimitives.WriteUInt16BigEndian(sockaddr[2..], _port);
-        WriteAddressBytes(sockaddr.Slice(8, 16));
-        BitConverter.TryWriteBytes(sockaddr[24..], _scopeId);
-    }
 }

@@ -43,7 +43,7 @@ public sealed class DatagramSocket : IDisposable
         {
             SocketSetup.Configure(socket, options);
             socket.Bind(options.LocalEndPoint);
-            _pal = DatagramPalFactory.Create(socket, options, _counters);
+            _pal = Platform.Current.OpenDatagram(socket, options, _counters);
         }
         catch
         {
@@ -69,6 +69,12 @@ public sealed class DatagramSocket : IDisposable
 
     /// <summary>What this socket does: batched I/O, GSO, GRO, given the kernel (probed once per process) and the options.</summary>
     public DatagramCapabilities Capabilities => _pal.Capabilities;
+
+    /// <inheritdoc cref="DatagramPal.CanSpinReceive"/>
+    internal bool CanSpinReceive => _pal.CanSpinReceive;
+
+    /// <inheritdoc cref="DatagramPal.BlockingReceiveWakesOnClose"/>
+    internal bool BlockingReceiveWakesOnClose => _pal.BlockingReceiveWakesOnClose;
 
     /// <summary>The address family of the socket (IPv6 also carries IPv4 when dual-mode).</summary>
     public AddressFamily AddressFamily => _pal.Socket.AddressFamily;
@@ -273,7 +279,7 @@ public sealed class DatagramSocket : IDisposable
             throw new ArgumentException("A destination is required.", nameof(destination));
         }
 
-        return PathMtu.MaxDatagramSize(destination, _pal.Socket);
+        return Platform.Current.MaxDatagramSize(destination, _pal.Socket);
     }
 
     internal DatagramPal Pal => _pal;

@@ -105,9 +105,9 @@ public sealed class DatagramSocketOptions
             throw new ArgumentOutOfRangeException(nameof(Backend), Backend, "Unknown backend.");
         }
 
-        if (Backend == DatagramBackend.LinuxBatched && !OperatingSystem.IsLinux())
+        if (Pal.Platform.Current.RefuseBackend(Backend) is string refusal)
         {
-            throw new PlatformNotSupportedException("Backend LinuxBatched needs Linux; use Auto or Portable.");
+            throw new PlatformNotSupportedException(refusal);
         }
     }
 }

@@ -1,5 +1,3 @@
-using System.Net;
-
 namespace Salvo;
 
 /// <summary>
@@ -78,11 +76,11 @@ public sealed class ReceiveBatch
 
     internal DatagramEntry[] Entries => _entries;
 
-    /// <summary>Native message headers, made by the Linux backend on first use.</summary>
-    internal Pal.LinuxReceiveVectors? LinuxVectors { get; set; }
-
-    /// <summary>A reusable source-address holder for the portable backend, one per family.</summary>
-    internal SocketAddress? PortableAddress { get; set; }
+    /// <summary>
+    /// What the backend that receives into this batch keeps with it between calls (native message headers, a source
+    /// address holder), made on first use. Only the backend reads it; a batch moved to another backend is re-fitted.
+    /// </summary>
+    internal object? BackendState { get; set; }
 
     internal void SetCount(int count) => _count = count;
 

@@ -1,4 +1,3 @@
-using System.Net;
 using System.Net.Sockets;
 
 namespace Salvo;
@@ -174,11 +173,11 @@ public sealed class SendBatch
         return new ReadOnlyMemory<byte>(Arena, entry.Offset, entry.Length);
     }
 
-    /// <summary>Native message headers, made by the Linux backend on first use.</summary>
-    internal Pal.LinuxSendVectors? LinuxVectors { get; set; }
-
-    /// <summary>A reusable destination holder for the portable backend and the Linux backend's slow path.</summary>
-    internal SocketAddress? ScratchAddress { get; set; }
+    /// <summary>
+    /// What the backend that sends this batch keeps with it between calls (native message headers, a destination
+    /// holder), made on first use. Only the backend reads it; a batch moved to another backend is re-fitted.
+    /// </summary>
+    internal object? BackendState { get; set; }
 
     internal void ResetOutcome()
     {

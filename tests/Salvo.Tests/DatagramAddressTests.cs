@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using Salvo.Pal;
 
 namespace Salvo.Tests;
 
@@ -74,13 +75,13 @@ public sealed class DatagramAddressTests
     {
         Span<byte> buffer = stackalloc byte[32];
         var v6 = DatagramAddress.Create(IPAddress.Parse("2001:db8::5"), 8080);
-        Assert.Equal(28, v6.WriteSockaddr(buffer, asIPv6: true));
-        Assert.Equal(v6, DatagramAddress.FromSockaddr(buffer[..28]));
+        Assert.Equal(28, LinuxSockaddr.Write(v6, buffer, asIPv6: true));
+        Assert.Equal(v6, LinuxSockaddr.Read(buffer[..28]));
 
         var v4 = DatagramAddress.Create(IPAddress.Parse("198.18.0.1"), 9);
-        Assert.Equal(16, v4.WriteSockaddr(buffer, asIPv6: false));
-        Assert.Equal(v4, DatagramAddress.FromSockaddr(buffer[..16]));
-        Assert.Equal(28, v4.WriteSockaddr(buffer, asIPv6: true));
-        Assert.Equal(v4.MapToIPv6(), DatagramAddress.FromSockaddr(buffer[..28]));
+        Assert.Equal(16, LinuxSockaddr.Write(v4, buffer, asIPv6: false));
+        Assert.Equal(v4, LinuxSockaddr.Read(buffer[..16]));
+        Assert.Equal(28, LinuxSockaddr.Write(v4, buffer, asIPv6: true));
+        Assert.Equal(v4.MapToIPv6(), LinuxSockaddr.Read(buffer[..28]));
     }
 }

@@ -8,6 +8,8 @@ using Salvo.Streams;
 
 namespace Salvo.Perf.Connections;
 
+// Safety: each pointer comes from a `fixed` over a managed array for exactly one synchronous send, recv or
+// epoll_wait, with a length inside that array (commented at each site).
 /// <summary>
 /// One thread of the lean load generator: paces its share of the messages over its slice of connections and
 /// reads their echoes from its own level-triggered epoll set. A message costs one <c>send</c> and, per wake,
@@ -159,6 +161,7 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
 
         var frame = _frame.WrittenSpan;
         nint written;
+        // Safety: the frame's own length; send(2) keeps no pointer after it returns.
         fixed (byte* bytes = frame)
         {
             written = Epoll.Send(connection.Fd, bytes, (nuint)frame.Length, Epoll.NoSignal);
@@ -193,6 +196,7 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
             if (!connection.IsClosed)
             {
                 nint written;
+                // Safety: UnsentOffset + UnsentCount never exceeds Unsent.Length (both move together below).
                 fixed (byte* bytes = connection.Unsent)
                 {
                     written = Epoll.Send(connection.Fd, bytes + connection.UnsentOffset, (nuint)connection.UnsentCount, Epoll.NoSignal);
@@ -219,6 +223,7 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
     private void Poll(int timeoutMilliseconds)
     {
         int ready;
+        // Safety: _events holds MaxEvents * 16 bytes, room for MaxEvents events of EventSize (12 or 16) bytes.
         fixed (byte* events = _events)
         {
             ready = Epoll.Wait(_epoll, events, MaxEvents, timeoutMilliseconds);
@@ -246,6 +251,7 @@ internal sealed unsafe class EpollLoadLoop : IDisposable
         var buffer = held ? connection.Held! : _receive;
         var start = held ? connection.HeldCount : 0;
         nint read;
+        // Safety: start <= buffer.Length, and recv(2) writes at most buffer.Length - start bytes after it.
         fixed (byte* bytes = buffer)
         {
             read = Epoll.Receive(connection.Fd, bytes + start, (nuint)(buffer.Length - start), 0);

@@ -3,6 +3,8 @@ using System.Runtime.InteropServices;
 
 namespace Salvo.Perf.Native;
 
+// Safety: callers pass buffers pinned for the call with their true length; Add and Remove pass a 16-byte stackalloc,
+// as large as struct epoll_event on any ABI (12 bytes packed on x86-64, 16 elsewhere).
 /// <summary>
 /// epoll(7) and the plain send/recv calls the lean load generator of <c>salvo connections</c> drives sockets with,
 /// outside the runtime's socket engine.

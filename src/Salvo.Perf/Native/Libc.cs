@@ -2,7 +2,10 @@ using System.Runtime.InteropServices;
 
 namespace Salvo.Perf.Native;
 
-/// <summary>The few libc calls the measuring tool needs on Linux: per-thread CPU clocks and CPU affinity.</summary>
+/// <summary>
+/// The few libc calls the measuring tool needs on Linux: per-thread CPU clocks and CPU affinity here, resource
+/// limits beside it; epoll and plain send/recv in <see cref="Epoll"/>. All of the CLI's imports live in this folder.
+/// </summary>
 internal static partial class Libc
 {
     private const string Library = "libc.so.6";

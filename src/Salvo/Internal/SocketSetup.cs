@@ -1,4 +1,5 @@
 using System.Net.Sockets;
+using Salvo.Pal;
 
 namespace Salvo.Internal;
 
@@ -35,11 +36,7 @@ internal static class SocketSetup
 
     private static void EnableReusePort(Socket socket)
     {
-        if (OperatingSystem.IsLinux())
-        {
-            socket.SetRawSocketOption(Interop.Linux.Constants.SOL_SOCKET, Interop.Linux.Constants.SO_REUSEPORT, BitConverter.GetBytes(1));
-        }
-        else
+        if (!Platform.Current.TryEnableReusePort(socket))
         {
             // Elsewhere the closest behaviour is address reuse; the kernel does not spread flows.
             socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);

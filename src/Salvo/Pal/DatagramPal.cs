@@ -1,3 +1,4 @@
+using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -7,7 +8,7 @@ namespace Salvo.Pal;
 
 /// <summary>
 /// The seam between <see cref="DatagramSocket"/> and the operating system: one implementation is chosen
-/// when the socket opens (see <see cref="DatagramPalFactory"/>). Members return counts; errors that end
+/// when the socket opens (see <see cref="Platform.OpenDatagram"/>). Members return counts; errors that end
 /// the operation surface as exceptions only at the public edge.
 /// </summary>
 internal abstract class DatagramPal : IDisposable
@@ -37,6 +38,12 @@ internal abstract class DatagramPal : IDisposable
 
     public abstract DatagramBackend Backend { get; }
 
+    /// <summary>Whether <see cref="Receive"/> with a zero timeout returns at once when nothing is queued, cheaply enough to spin on.</summary>
+    public abstract bool CanSpinReceive { get; }
+
+    /// <summary>Whether a thread blocked in <see cref="Receive"/> wakes when the socket closes, even while other threads share the socket.</summary>
+    public abstract bool BlockingReceiveWakesOnClose { get; }
+
     /// <summary>Waits for at least one datagram, then fills as many as are queued; returns the count.</summary>
     public abstract ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken);
 
@@ -65,6 +72,13 @@ internal abstract class DatagramPal : IDisposable
     /// <summary>An IPv4 socket cannot send to an IPv6 address; an IPv6 socket reaches both (mapped).</summary>
     protected bool CanReach(DatagramAddress destination) =>
         IsIPv6 || destination.Family != AddressFamily.InterNetworkV6;
+
+    /// <summary>Writes <paramref name="destination"/> into a reusable holder, IPv4-mapped on an IPv6 socket.</summary>
+    protected SocketAddress WriteDestination(SocketAddress holder, DatagramAddress destination)
+    {
+        (IsIPv6 ? destination.MapToIPv6() : destination).WriteTo(holder);
+        return holder;
+    }
 
     protected ObjectDisposedException Disposed() => new(nameof(DatagramSocket), "The DatagramSocket was disposed.");
 }

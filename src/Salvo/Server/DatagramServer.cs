@@ -1,6 +1,7 @@
 using System.Net;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Salvo.Pal;
 
 namespace Salvo.Server;
 
@@ -30,7 +31,7 @@ public sealed class DatagramServer : IAsyncDisposable
     private DatagramSocket[] _sockets = [];
     private ServerWorker[] _workers = [];
     private ServerMetrics? _metrics;
-    private KernelDropReader? _kernelDrops;
+    private IKernelDropCounters? _kernelDrops;
     private IPEndPoint? _localEndPoint;
     private State _state;
     private Task? _stopping;
@@ -118,15 +119,15 @@ public sealed class DatagramServer : IAsyncDisposable
                 KernelBusyPollEnabled = ServerSockets.TrySetKernelBusyPoll(_sockets, busyPoll, _logger);
             }
 
-            BusyPollEnabled = _options.BusyPoll > TimeSpan.Zero && _sockets[0].Backend == DatagramBackend.LinuxBatched;
+            BusyPollEnabled = _options.BusyPoll > TimeSpan.Zero && _sockets[0].CanSpinReceive;
             if (_options.BusyPoll > TimeSpan.Zero && !BusyPollEnabled)
             {
                 ServerLog.BusyPollIgnored(_logger, _sockets[0].Backend);
             }
 
             _localEndPoint = _sockets[0].LocalEndPoint;
-            _kernelDrops = KernelDropReader.TryCreate(Array.ConvertAll(_sockets, s => s.Socket));
-            _metrics = new ServerMetrics(_sockets[0].AddressFamily, _localEndPoint.Port, TotalQueueDepth, () => ReadKernelDrops()?.Sum());
+            _kernelDrops = Platform.Current.OpenKernelDropCounters(Array.ConvertAll(_sockets, s => s.Socket));
+            _metrics = new ServerMetrics(_options.MeterFactory, _sockets[0].AddressFamily, _localEndPoint.Port, TotalQueueDepth, () => ReadKernelDrops()?.Sum());
             _workers = new ServerWorker[_options.Workers];
             for (var i = 0; i < _workers.Length; i++)
             {

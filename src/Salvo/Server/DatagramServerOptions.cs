@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Sockets;
 
@@ -104,6 +105,12 @@ public sealed class DatagramServerOptions
     /// </summary>
     public int? KernelBusyPollMicroseconds { get; set; }
 
+    /// <summary>
+    /// Creates the server's "Salvo" meter (the host's, so its metrics reach the host's listeners and exporters); null
+    /// makes a meter of the server's own, disposed with it. Defaults to null.
+    /// </summary>
+    public IMeterFactory? MeterFactory { get; set; }
+
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     /// <exception cref="ArgumentException">An option is invalid; the message and <see cref="ArgumentException.ParamName"/> name it.</exception>
     public void Validate()
@@ -190,9 +197,9 @@ public sealed class DatagramServerOptions
         {
             yield return (nameof(Backend), $"Backend {Backend} is unknown.");
         }
-        else if (Backend == DatagramBackend.LinuxBatched && !OperatingSystem.IsLinux())
+        else if (Pal.Platform.Current.RefuseBackend(Backend) is string refusal)
         {
-            yield return (nameof(Backend), "Backend LinuxBatched needs Linux; use Auto or Portable.");
+            yield return (nameof(Backend), refusal);
         }
 
         if (!Enum.IsDefined(Processing))

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Buffers;
+using Salvo.Pal;
 
 namespace Salvo.Streams;
 
@@ -10,9 +11,6 @@ namespace Salvo.Streams;
 /// </summary>
 public sealed class StreamClient : IAsyncDisposable
 {
-    // include/uapi/linux/in.h
-    private const int IpBindAddressNoPort = 24;
-
     private readonly StreamHost _host;
     private readonly TimeSpan _connectTimeout;
     private int _disposed;
@@ -55,12 +53,10 @@ public sealed class StreamClient : IAsyncDisposable
             _host.Configure(socket);
             if (local is not null)
             {
-                if (local.Port == 0 && OperatingSystem.IsLinux() && remote.AddressFamily == AddressFamily.InterNetwork)
+                if (local.Port == 0)
                 {
-                    // IP_BIND_ADDRESS_NO_PORT: pick the port at connect time, per destination, instead of at bind
-                    // time from the ports free for every destination; without it, tens of thousands of binds to one
-                    // source address scan the bind table and run out of ports early.
-                    socket.SetRawSocketOption(Interop.Linux.Constants.IPPROTO_IP, IpBindAddressNoPort, BitConverter.GetBytes(1));
+                    // Tens of thousands of clients bound to one source address run out of ports early otherwise.
+                    Platform.Current.DeferPortToConnect(socket);
                 }
 
                 socket.Bind(local);

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.IO.Pipelines;
 using System.Net.Sockets;
+using Salvo.Pal;
 
 namespace Salvo.Streams;
 
@@ -339,10 +340,10 @@ public sealed partial class StreamConnection
         {
             // Each send is counted as issued, before the call: the peer can read the bytes before the call returns.
             long sent = 0;
-            if (!rest.IsSingleSegment && GatheredSend.IsSupported)
+            if (!rest.IsSingleSegment && Platform.Current.GathersStreamSends)
             {
                 _host.Metrics.SocketSend();
-                sent = GatheredSend.TrySend(_socket, rest);
+                sent = Platform.Current.TrySendGathered(_socket, rest);
             }
 
             if (sent == 0)

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Buffers;
+using Salvo.Pal;
 
 namespace Salvo.Streams;
 
@@ -64,9 +65,10 @@ public sealed class StreamServer : IAsyncDisposable
                 listener.DualMode = true;
             }
 
-            if (_options.ReusePort && OperatingSystem.IsLinux())
+            if (_options.ReusePort)
             {
-                listener.SetRawSocketOption(Interop.Linux.Constants.SOL_SOCKET, Interop.Linux.Constants.SO_REUSEPORT, BitConverter.GetBytes(1));
+                // Linux only, as StreamServerOptions.ReusePort says; elsewhere the option has no effect.
+                _ = Platform.Current.TryEnableReusePort(listener);
             }
 
             // Set on the listener so that accepted sockets inherit the buffer sizes before the window is negotiated.

@@ -1,3 +1,5 @@
+using System.Collections.Concurrent;
+using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.DependencyInjection;
@@ -15,16 +17,13 @@ public sealed class AddSalvoServerTests
     [Fact]
     public async Task AddSalvoServer_InAHost_StartsTheServerAndEchoes()
     {
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Services.AddSalvoServer<EchoHandler>(options =>
+        using var host = EchoHost(options =>
         {
             options.EndPoint = new IPEndPoint(IPAddress.Loopback, 9);
             options.Port = 0;
             options.Workers = 2;
             options.MaxDatagramSize = 2048;
         });
-        using var host = builder.Build();
         await host.StartAsync();
 
         var server = host.Services.GetRequiredService<DatagramServerHostedService<EchoHandler>>().Server;
@@ -41,6 +40,32 @@ public sealed class AddSalvoServerTests
         Assert.False(server.IsRunning);
     }
 
+    [Fact]
+    public async Task AddSalvoServer_InAHost_PublishesOnTheHostsMeterFactory()
+    {
+        using var host = EchoHost(options =>
+        {
+            options.EndPoint = new IPEndPoint(IPAddress.Loopback, 0);
+            options.Workers = 1;
+        });
+        var hostMeters = host.Services.GetRequiredService<IMeterFactory>();
+        var published = new ConcurrentBag<string>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, _) =>
+        {
+            if (instrument.Meter.Scope == hostMeters)
+            {
+                published.Add(instrument.Name);
+            }
+        };
+        listener.Start();
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Contains("salvo.server.datagrams.received", published);
+    }
+
     [Theory]
     [InlineData(nameof(DatagramServerOptions.Port))]
     [InlineData(nameof(DatagramServerOptions.Workers))]
@@ -50,15 +75,12 @@ public sealed class AddSalvoServerTests
     [InlineData(nameof(DatagramServerOptions.MaxDatagramSize))]
     public async Task AddSalvoServer_WithAnInvalidOption_FailsStartUpNamingIt(string option)
     {
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Services.AddSalvoServer<EchoHandler>(options =>
+        using var host = EchoHost(options =>
         {
             options.EndPoint = new IPEndPoint(IPAddress.Loopback, 0);
             options.Workers = 1;
             Break(options, option);
         });
-        using var host = builder.Build();
 
         var error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
         Assert.Contains(option, error.Message, StringComparison.Ordinal);
@@ -97,5 +119,14 @@ public sealed class AddSalvoServerTests
             default:
                 throw new ArgumentOutOfRangeException(nameof(option), option, "No way to break this option.");
         }
+    }
+
+    /// <summary>A host running an echo server configured by <paramref name="configure"/>, not yet started.</summary>
+    private static IHost EchoHost(Action<DatagramServerOptions> configure)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSalvoServer<EchoHandler>(configure);
+        return builder.Build();
     }
 }

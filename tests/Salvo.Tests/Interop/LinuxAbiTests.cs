@@ -42,6 +42,8 @@ public sealed class LinuxAbiTests
         Assert.Equal(103, Constants.UDP_SEGMENT);
         Assert.Equal(104, Constants.UDP_GRO);
         Assert.Equal(15, Constants.SO_REUSEPORT);
+        Assert.Equal(24, Constants.IP_BIND_ADDRESS_NO_PORT);
+        Assert.Equal(46, Constants.SO_BUSY_POLL);
         Assert.Equal(32, Constants.MSG_TRUNC);
         Assert.Equal(8, Constants.MSG_CTRUNC);
         Assert.Equal(64, Constants.MSG_DONTWAIT);

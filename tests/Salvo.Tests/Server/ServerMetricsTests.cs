@@ -3,6 +3,7 @@ using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Server;
+using Salvo.Tests.Streams;
 using static Salvo.Tests.Server.ServerTestSupport;
 
 namespace Salvo.Tests.Server;
@@ -66,6 +67,52 @@ public sealed class ServerMetricsTests
 
         Assert.True(await WaitUntil(() => metrics.Sum("salvo.server.datagrams.dropped") == 1));
         Assert.Equal("truncated", metrics.Tag("salvo.server.datagrams.dropped", "salvo.drop.reason"));
+    }
+
+    [Fact]
+    public async Task MeterFactory_GivesTheServersMeter_WhoseObservationsEndWithTheServer()
+    {
+        using var meters = new TestMeterFactory();
+        var options = LoopbackOptions();
+        options.MeterFactory = meters;
+        var received = 0L;
+        var queueDepthObservations = 0;
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Scope == meters)
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, _, _) =>
+        {
+            switch (instrument.Name)
+            {
+                case "salvo.server.datagrams.received":
+                    Interlocked.Add(ref received, value);
+                    break;
+                case "salvo.server.queue.depth":
+                    Interlocked.Increment(ref queueDepthObservations);
+                    break;
+            }
+        });
+        listener.Start();
+        var server = new DatagramServer(options, new EchoHandler());
+        await server.StartAsync();
+
+        using var client = Client();
+        client.SendTo(new byte[10], SocketFlags.None, server.LocalEndPoint);
+        EndPoint from = new IPEndPoint(IPAddress.Any, 0);
+        client.ReceiveFrom(new byte[10], ref from);
+        Assert.True(await WaitUntil(() => Interlocked.Read(ref received) == 1));
+        listener.RecordObservableInstruments();
+        Assert.Equal(1, queueDepthObservations);
+
+        // The factory owns the meter and keeps it after the server is gone; the server's gauges must go quiet.
+        await server.DisposeAsync();
+        listener.RecordObservableInstruments();
+        Assert.Equal(1, queueDepthObservations);
     }
 
     /// <summary>Listens to the "Salvo" meter and keeps the measurements of one server (by its port tag).</summary>

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Net;
+using System.Runtime.Versioning;
 using Salvo.Pal;
 
 namespace Salvo.Tests.Sockets;
@@ -173,6 +174,7 @@ public sealed class OffloadTests
     [LinuxTheory]
     [InlineData("EINVAL")]
     [InlineData("EIO")]
+    [SupportedOSPlatform("linux")]
     public async Task ForcedGsoFailure_FallsBackWithoutLosingADatagram(string error)
     {
         using var receiver = Open(gro: false);

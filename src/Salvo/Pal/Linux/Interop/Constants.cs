@@ -1,0 +1,77 @@
+namespace Salvo.Interop.Linux;
+
+/// <summary>
+/// Socket constants read off the kernel's uapi headers (the header of each group is named above it; the
+/// options are described in socket(7), ip(7), ipv6(7), udp(7) and poll(2)). LinuxAbiTests asserts them.
+/// </summary>
+internal static class Constants
+{
+    // include/linux/socket.h
+    public const int AF_INET = 2;
+    public const int AF_INET6 = 10;
+
+    // SOL_SOCKET: include/uapi/asm-generic/socket.h; SOL_UDP: include/linux/socket.h; IPPROTO_*: include/uapi/linux/in.h
+    public const int SOL_SOCKET = 1;
+    public const int SOL_UDP = 17;
+    public const int IPPROTO_IP = 0;
+    public const int IPPROTO_IPV6 = 41;
+
+    // include/uapi/asm-generic/socket.h
+    public const int SO_SNDBUF = 7;
+    public const int SO_RCVBUF = 8;
+    public const int SO_REUSEPORT = 15;
+    public const int SO_SNDBUFFORCE = 32;
+    public const int SO_RCVBUFFORCE = 33;
+    public const int SO_RXQ_OVFL = 40;
+    public const int SO_BUSY_POLL = 46;
+
+    // include/uapi/linux/udp.h
+    public const int UDP_SEGMENT = 103;
+    public const int UDP_GRO = 104;
+
+    // include/uapi/linux/in.h
+    public const int IP_TOS = 1;
+    public const int IP_PKTINFO = 8;
+    public const int IP_MTU_DISCOVER = 10;
+    public const int IP_RECVERR = 11;
+    public const int IP_RECVTOS = 13;
+    public const int IP_MTU = 14;
+    public const int IP_BIND_ADDRESS_NO_PORT = 24;
+    public const int IP_PMTUDISC_DONT = 0;
+    public const int IP_PMTUDISC_DO = 2;
+    public const int IP_PMTUDISC_PROBE = 3;
+
+    // include/uapi/linux/in6.h
+    public const int IPV6_MTU = 24;
+    public const int IPV6_MTU_DISCOVER = 23;
+    public const int IPV6_RECVERR = 25;
+    public const int IPV6_V6ONLY = 26;
+    public const int IPV6_RECVPKTINFO = 49;
+    public const int IPV6_PKTINFO = 50;
+    public const int IPV6_DONTFRAG = 62;
+    public const int IPV6_RECVTCLASS = 66;
+    public const int IPV6_TCLASS = 67;
+
+    // include/linux/socket.h
+    public const int MSG_PEEK = 2;
+    public const int MSG_CTRUNC = 8;
+    public const int MSG_TRUNC = 32;
+    public const int MSG_DONTWAIT = 64;
+    public const int MSG_ERRQUEUE = 8192;
+    public const int MSG_NOSIGNAL = 16384;
+    public const int MSG_WAITFORONE = 65536;
+
+    // shutdown(2): glibc's bits/socket.h (inet_shutdown in net/ipv4/af_inet.c takes them as how + 1)
+    public const int SHUT_RD = 0;
+    public const int SHUT_RDWR = 2;
+
+    // include/uapi/asm-generic/poll.h
+    public const short POLLIN = 0x001;
+    public const short POLLOUT = 0x004;
+    public const short POLLERR = 0x008;
+    public const short POLLHUP = 0x010;
+
+    // sizeof(struct sockaddr_in) (include/uapi/linux/in.h) and sockaddr_in6 (include/uapi/linux/in6.h)
+    public const int SizeOfSockaddrIn = 16;
+    public const int SizeOfSockaddrIn6 = 28;
+}

@@ -1,0 +1,11 @@
+using System.Runtime.InteropServices;
+
+namespace Salvo.Interop.Linux;
+
+// Safety: declarations only; each caller says why the pointers it passes are valid for the length of the call.
+internal static unsafe partial class Libc
+{
+    /// <summary>recvmmsg(2): receives up to <paramref name="count"/> datagrams in one call.</summary>
+    [LibraryImport(LibraryName, EntryPoint = "recvmmsg", SetLastError = true)]
+    public static partial int RecvMmsg(SafeHandle socket, MMsgHdr* messages, uint count, int flags, void* timeout);
+}

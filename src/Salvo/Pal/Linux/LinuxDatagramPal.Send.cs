@@ -1,0 +1,249 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Runtime.CompilerServices;
+using Salvo.Diagnostics;
+using Salvo.Interop.Linux;
+
+namespace Salvo.Pal;
+
+/// <summary>The send path: batches of messages through sendmmsg, GSO runs, and the fallbacks.</summary>
+internal sealed partial class LinuxDatagramPal
+{
+    // The most payload one GSO message may carry: the IPv4 datagram limit, 65,535 - 20 - 8.
+    private const int MaxGsoBytes = 65_507;
+
+    private int _gsoEnabled;
+
+    public bool GsoEnabled => Volatile.Read(ref _gsoEnabled) != 0;
+
+    /// <summary>Test hook: the next GSO send is given a control message the kernel rejects.</summary>
+    internal bool CorruptNextGsoSendForTesting { get; set; }
+
+    /// <summary>
+    /// Test hook: the next GSO send fails with this errno without reaching the kernel, for the errors that loopback
+    /// cannot produce (EIO comes from a device without checksum offload, udp_send_skb in net/ipv4/udp.c).
+    /// </summary>
+    internal Errno? FailNextGsoSendForTesting { get; set; }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    public override async ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken)
+    {
+        var vectors = BeginSend(batch);
+        var accepted = 0;
+        var message = 0;
+        while (vectors is not null && message < vectors.MessageCount)
+        {
+            var sent = TrySend(batch, vectors, message, out var errno);
+            if (sent > 0)
+            {
+                accepted += sent;
+                message = NextMessageAfter(vectors, message, sent);
+            }
+            else if (errno == Errno.EAGAIN)
+            {
+                // The send buffer is full: let the runtime wait for room and send this message's
+                // datagrams one by one, then go back to batches.
+                var first = vectors.FirstEntry(message);
+                for (var i = first; i < first + vectors.EntryCount(message); i++)
+                {
+                    accepted += await SendOneThroughRuntimeAsync(batch, i, cancellationToken).ConfigureAwait(false) ? 1 : 0;
+                }
+
+                message++;
+            }
+            else
+            {
+                message = HandleSendError(batch, vectors, message, errno);
+            }
+        }
+
+        return accepted;
+    }
+
+    public override int Send(SendBatch batch)
+    {
+        var vectors = BeginSend(batch);
+        var accepted = 0;
+        var message = 0;
+        while (vectors is not null && message < vectors.MessageCount)
+        {
+            var sent = TrySend(batch, vectors, message, out var errno);
+            if (sent > 0)
+            {
+                accepted += sent;
+                message = NextMessageAfter(vectors, message, sent);
+            }
+            else if (errno == Errno.EAGAIN)
+            {
+                WaitForEvent(Constants.POLLOUT, PollSliceMilliseconds);
+            }
+            else
+            {
+                message = HandleSendError(batch, vectors, message, errno);
+            }
+        }
+
+        return accepted;
+    }
+
+    private static int NextMessageAfter(LinuxSendVectors vectors, int message, int datagramsSent)
+    {
+        while (datagramsSent > 0)
+        {
+            datagramsSent -= vectors.EntryCount(message++);
+        }
+
+        return message;
+    }
+
+    private LinuxSendVectors? BeginSend(SendBatch batch)
+    {
+        batch.ResetOutcome();
+        if (batch.Count == 0)
+        {
+            return null;
+        }
+
+        var vectors = VectorsOf(batch);
+        vectors.CorruptSegmentControlForTesting = CorruptNextGsoSendForTesting;
+        vectors.Prepare(batch, 0, IsIPv6, GsoEnabled, MaxGsoBytes);
+        return vectors;
+    }
+
+    /// <summary>Sends messages from <paramref name="message"/> on; returns the number of datagrams accepted.</summary>
+    private unsafe int TrySend(SendBatch batch, LinuxSendVectors vectors, int message, out Errno errno)
+    {
+        if (FailNextGsoSendForTesting is { } injected && vectors.IsSegmented(message))
+        {
+            FailNextGsoSendForTesting = null;
+            errno = injected;
+            return 0;
+        }
+
+        int sent;
+        try
+        {
+            // Safety: message < MessageCount <= the batch's Capacity headers, all pinned and filled by Prepare for this batch;
+            // sendmmsg reads them only during the call.
+            sent = Libc.SendMmsg(_handle, vectors.Headers + message, (uint)(vectors.MessageCount - message), Constants.MSG_DONTWAIT);
+        }
+        catch (ObjectDisposedException)
+        {
+            throw Disposed();
+        }
+
+        errno = sent < 0 ? Libc.LastErrno : Errno.None;
+
+        if (sent <= 0)
+        {
+            return 0;
+        }
+
+        var entries = batch.Entries;
+        var datagrams = 0;
+        long bytes = 0;
+        for (var m = message; m < message + sent; m++)
+        {
+            var first = vectors.FirstEntry(m);
+            for (var i = first; i < first + vectors.EntryCount(m); i++)
+            {
+                bytes += entries[i].Length;
+            }
+
+            datagrams += vectors.EntryCount(m);
+        }
+
+        Counters.OnSent(datagrams, bytes);
+        return datagrams;
+    }
+
+    /// <summary>Deals with a failed send of <paramref name="message"/>; returns the next message to send.</summary>
+    private int HandleSendError(SendBatch batch, LinuxSendVectors vectors, int message, Errno errno)
+    {
+        switch (errno)
+        {
+            case Errno.EINTR:
+                return message;
+            case Errno.ECONNREFUSED:
+                // An ICMP error from an earlier datagram, reported (and cleared) instead of sending this
+                // one (sock_error() in sock_alloc_send_pskb): count it and send this message again.
+                Counters.OnIcmpError();
+                return message;
+            case Errno.EBADF or Errno.ENOTSOCK:
+                throw Disposed();
+            case Errno.EIO or Errno.EINVAL when vectors.IsSegmented(message):
+                // The kernel or the device cannot segment (quinn-udp sees EIO from some NICs): switch GSO
+                // off for this socket and rebuild the rest of the batch without it.
+                SwitchGsoOff(errno);
+                vectors.CorruptSegmentControlForTesting = false;
+                vectors.Prepare(batch, vectors.FirstEntry(message), IsIPv6, gso: false, MaxGsoBytes);
+                return 0;
+            case not Errno.EAGAIN when vectors.IsSegmented(message):
+                // A segmented message fails as a whole (EMSGSIZE when a segment exceeds the path MTU):
+                // send the rest of this batch one datagram per message, so each gets its own verdict.
+                vectors.Prepare(batch, vectors.FirstEntry(message), IsIPv6, gso: false, MaxGsoBytes);
+                return 0;
+            default:
+                // These datagrams cannot go (too large, unreachable, firewall, bad address): skip them,
+                // count them, and keep the rest of the batch moving.
+                var first = vectors.FirstEntry(message);
+                for (var i = first; i < first + vectors.EntryCount(message); i++)
+                {
+                    Counters.OnSendError();
+                    batch.RecordFailure(i, errno.ToSocketError());
+                }
+
+                return message + 1;
+        }
+    }
+
+    private void SwitchGsoOff(Errno errno)
+    {
+        CorruptNextGsoSendForTesting = false;
+        if (Interlocked.Exchange(ref _gsoEnabled, 0) == 1)
+        {
+            Counters.OnGsoFallback();
+            SocketLog.GsoSwitchedOff(Logger, Socket.LocalEndPoint?.ToString() ?? "?", errno.ToString());
+        }
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<bool> SendOneThroughRuntimeAsync(SendBatch batch, int index, CancellationToken cancellationToken)
+    {
+        var payload = batch.GetMemory(index);
+        var destination = batch.GetDestination(index);
+        if (!CanReach(destination))
+        {
+            Counters.OnSendError();
+            batch.RecordFailure(index, SocketError.AddressFamilyNotSupported);
+            return false;
+        }
+
+        try
+        {
+            if (destination.HasValue)
+            {
+                var vectors = VectorsOf(batch);
+                var address = WriteDestination(vectors.DestinationHolder ??= new SocketAddress(Socket.AddressFamily), destination);
+                await Socket.SendToAsync(payload, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
+            }
+            else
+            {
+                await Socket.SendAsync(payload, SocketFlags.None, cancellationToken).ConfigureAwait(false);
+            }
+
+            Counters.OnSent(1, payload.Length);
+            return true;
+        }
+        catch (SocketException e) when (e.SocketErrorCode != SocketError.OperationAborted && !IsDisposed)
+        {
+            Counters.OnSendError();
+            batch.RecordFailure(index, e.SocketErrorCode);
+            return false;
+        }
+        catch (Exception e) when (e is ObjectDisposedException or SocketException)
+        {
+            throw Disposed();
+        }
+    }
+}

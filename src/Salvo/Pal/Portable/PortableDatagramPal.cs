@@ -1,0 +1,294 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
+using Salvo.Internal;
+
+namespace Salvo.Pal;
+
+/// <summary>
+/// Any OS: System.Net.Sockets with the .NET 8 <see cref="SocketAddress"/> overloads, which allocate no
+/// endpoint per datagram. One datagram per system call.
+/// </summary>
+internal sealed class PortableDatagramPal : DatagramPal
+{
+    // Windows: SIO_UDP_CONNRESET. Off, an ICMP port-unreachable no longer fails the next receive with
+    // WSAECONNRESET (it would end most receive loops).
+    private const int SioUdpConnReset = unchecked((int)0x9800000C);
+
+    private const int PollSliceMilliseconds = 250;
+
+    private ReceiveBatch? _single;
+
+    public PortableDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options)
+        : base(socket, counters, options)
+    {
+        // One datagram per call through the runtime's ReceiveFrom, which carries no control messages.
+        RefuseUnsupported(options.ReceivePacketInformation, nameof(options.ReceivePacketInformation), "each datagram's destination address");
+        RefuseUnsupported(options.ReceiveEcn, nameof(options.ReceiveEcn), "each datagram's ECN bits");
+        if (OperatingSystem.IsWindows())
+        {
+            socket.IOControl(SioUdpConnReset, [0, 0, 0, 0], null);
+        }
+    }
+
+    public override DatagramBackend Backend => DatagramBackend.Portable;
+
+    public override bool CanSpinReceive => false;
+
+    public override bool BlockingReceiveWakesOnClose => false;
+
+    public override DatagramCapabilities Capabilities => new(BatchedIo: false, Gso: false, Gro: false, MaxGsoSegments: 0);
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    public override async ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken)
+    {
+        var address = HolderOf(batch);
+        // One byte more than BufferSize: a datagram that fills it was longer than BufferSize.
+        var buffer = batch.Buffer.AsMemory(0, batch.BufferSize + 1);
+        while (true)
+        {
+            int received;
+            try
+            {
+                received = await Socket.ReceiveFromAsync(buffer, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is SocketException or ObjectDisposedException)
+            {
+                if (Classify(e) == ReceiveFailure.Survivable)
+                {
+                    continue;
+                }
+
+                received = buffer.Length;
+            }
+
+            return Complete(batch, address, received);
+        }
+    }
+
+    public override int Receive(ReceiveBatch batch, int timeoutMilliseconds)
+    {
+        var address = HolderOf(batch);
+        var deadline = timeoutMilliseconds < 0 ? long.MaxValue : Environment.TickCount64 + timeoutMilliseconds;
+        while (true)
+        {
+            int received;
+            try
+            {
+                var remaining = deadline - Environment.TickCount64;
+                if (remaining <= 0)
+                {
+                    return 0;
+                }
+
+                if (!Socket.Poll((int)Math.Min(remaining, PollSliceMilliseconds) * 1000, SelectMode.SelectRead))
+                {
+                    continue;
+                }
+
+                received = Socket.ReceiveFrom(batch.Buffer.AsSpan(0, batch.BufferSize + 1), SocketFlags.None, address);
+            }
+            catch (Exception e) when (e is SocketException or ObjectDisposedException)
+            {
+                if (Classify(e) == ReceiveFailure.Survivable)
+                {
+                    continue;
+                }
+
+                received = batch.BufferSize + 1;
+            }
+
+            return Complete(batch, address, received);
+        }
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    public override async ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken)
+    {
+        batch.ResetOutcome();
+        var accepted = 0;
+        for (var i = 0; i < batch.Count; i++)
+        {
+            var payload = batch.GetMemory(i);
+            var destination = batch.GetDestination(i);
+            if (!CanReach(destination))
+            {
+                RecordSendFailure(batch, i, new SocketException((int)SocketError.AddressFamilyNotSupported));
+                continue;
+            }
+
+            try
+            {
+                if (destination.HasValue)
+                {
+                    await Socket.SendToAsync(payload, SocketFlags.None, Destination(batch, destination), cancellationToken).ConfigureAwait(false);
+                }
+                else
+                {
+                    await Socket.SendAsync(payload, SocketFlags.None, cancellationToken).ConfigureAwait(false);
+                }
+
+                Counters.OnSent(1, payload.Length);
+                accepted++;
+            }
+            catch (Exception e) when (IsDatagramFailure(e))
+            {
+                RecordSendFailure(batch, i, (SocketException)e);
+            }
+        }
+
+        return accepted;
+    }
+
+    public override int Send(SendBatch batch)
+    {
+        batch.ResetOutcome();
+        var accepted = 0;
+        for (var i = 0; i < batch.Count; i++)
+        {
+            var payload = batch.GetMemory(i).Span;
+            var destination = batch.GetDestination(i);
+            if (!CanReach(destination))
+            {
+                RecordSendFailure(batch, i, new SocketException((int)SocketError.AddressFamilyNotSupported));
+                continue;
+            }
+
+            try
+            {
+                if (destination.HasValue)
+                {
+                    Socket.SendTo(payload, SocketFlags.None, Destination(batch, destination));
+                }
+                else
+                {
+                    Socket.Send(payload, SocketFlags.None);
+                }
+
+                Counters.OnSent(1, payload.Length);
+                accepted++;
+            }
+            catch (Exception e) when (IsDatagramFailure(e))
+            {
+                RecordSendFailure(batch, i, (SocketException)e);
+            }
+        }
+
+        return accepted;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    public override async ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken)
+    {
+        // The runtime cuts a datagram to the buffer without saying so on Unix, so receive through a
+        // full-size pinned buffer (one per socket, taken and given back) and copy: one copy buys an exact
+        // truncation flag.
+        var batch = Interlocked.Exchange(ref _single, null) ?? new ReceiveBatch(1);
+        try
+        {
+            await ReceiveAsync(batch, cancellationToken).ConfigureAwait(false);
+            var datagram = batch[0];
+            var length = Math.Min(datagram.Length, buffer.Length);
+            datagram.Payload[..length].CopyTo(buffer.Span);
+            var isTruncated = datagram.IsTruncated || datagram.Length > buffer.Length;
+            if (isTruncated && !datagram.IsTruncated)
+            {
+                Counters.OnTruncatedByCaller();
+            }
+
+            return new ReceiveResult(length, datagram.Source, isTruncated);
+        }
+        finally
+        {
+            _single = batch;
+        }
+    }
+
+    protected override void Close() => Socket.Dispose();
+
+    private static void RefuseUnsupported(bool requested, string option, string what)
+    {
+        if (requested)
+        {
+            throw new NotSupportedException(
+                $"{option}: the Portable backend cannot report {what}; use Backend Auto or LinuxBatched on Linux, or leave {option} off.");
+        }
+    }
+
+    private int Complete(ReceiveBatch batch, SocketAddress address, int received)
+    {
+        var isTruncated = received > batch.BufferSize;
+        ref var entry = ref batch.Entries[0];
+        entry.Offset = 0;
+        entry.Length = isTruncated ? batch.BufferSize : received;
+        entry.Address = DatagramAddress.FromSocketAddress(address);
+        entry.IsTruncated = isTruncated;
+        batch.SetCount(1);
+        Counters.OnReceived(1, entry.Length, isTruncated ? 1 : 0);
+        return 1;
+    }
+
+    private SocketAddress Destination(SendBatch batch, DatagramAddress destination)
+    {
+        if (batch.BackendState is not SocketAddress holder)
+        {
+            batch.BackendState = holder = new SocketAddress(Socket.AddressFamily);
+        }
+
+        return WriteDestination(holder, destination);
+    }
+
+    private void RecordSendFailure(SendBatch batch, int index, SocketException e)
+    {
+        if (e.SocketErrorCode is SocketError.ConnectionRefused or SocketError.ConnectionReset)
+        {
+            Counters.OnIcmpError();
+        }
+
+        Counters.OnSendError();
+        batch.RecordFailure(index, e.SocketErrorCode);
+    }
+
+    private bool IsDatagramFailure(Exception e) =>
+        e is SocketException socketException && socketException.SocketErrorCode != SocketError.OperationAborted && !IsDisposed;
+
+    /// <summary>Truncated or survivable (counted); anything else is rethrown, as disposal when the socket is closed.</summary>
+    private ReceiveFailure Classify(Exception e)
+    {
+        if (IsDisposed || e is ObjectDisposedException
+            || e is SocketException { SocketErrorCode: SocketError.OperationAborted or SocketError.Interrupted })
+        {
+            throw Disposed();
+        }
+
+        switch (((SocketException)e).SocketErrorCode)
+        {
+            case SocketError.MessageSize:
+                return ReceiveFailure.Truncated;
+            case SocketError.ConnectionReset or SocketError.ConnectionRefused or SocketError.HostUnreachable or SocketError.NetworkUnreachable:
+                Counters.OnIcmpError();
+                return ReceiveFailure.Survivable;
+            default:
+                ExceptionDispatchInfo.Throw(e);
+                return default;
+        }
+    }
+
+    private enum ReceiveFailure
+    {
+        Truncated,
+        Survivable,
+    }
+
+    /// <summary>The batch's reusable source-address holder, made on first use.</summary>
+    private SocketAddress HolderOf(ReceiveBatch batch)
+    {
+        if (batch.BackendState is not SocketAddress holder)
+        {
+            batch.BackendState = holder = new SocketAddress(Socket.AddressFamily);
+        }
+
+        return holder;
+    }
+}

@@ -1,0 +1,64 @@
+using System.Net;
+using Microsoft.Extensions.Logging;
+using Salvo.Pal;
+
+namespace Salvo.Server;
+
+/// <summary>Opens a server's sockets: one per worker where the platform shards a port across sockets, one shared elsewhere.</summary>
+internal static class ServerSockets
+{
+    public static DatagramSocket[] Open(DatagramServerOptions options)
+    {
+        var perWorker = Platform.Current.ShardsByReusePort && options.Backend != DatagramBackend.Portable;
+        var count = perWorker ? options.Workers : 1;
+        var sockets = new DatagramSocket[count];
+        var opened = 0;
+        try
+        {
+            // Worker 0 binds first, so that port 0 resolves to a real port the other workers then join.
+            var endPoint = options.ResolveEndPoint();
+            for (; opened < count; opened++)
+            {
+                sockets[opened] = new DatagramSocket(new DatagramSocketOptions
+                {
+                    LocalEndPoint = endPoint,
+                    DualMode = options.DualMode,
+                    ReceiveBufferSize = options.ReceiveBufferSize,
+                    SendBufferSize = options.SendBufferSize,
+                    ReusePort = count > 1,
+                    Backend = options.Backend,
+                    // GRO would let one receive buffer carry up to 64 datagrams, so a batch could exceed BatchSize
+                    // and its replies overflow the worker's reply batch (room for BatchSize: one reply per request).
+                    Gro = false,
+                });
+                endPoint = new IPEndPoint(endPoint.Address, sockets[0].LocalEndPoint.Port);
+            }
+
+            return sockets;
+        }
+        catch
+        {
+            for (var i = 0; i < opened; i++)
+            {
+                sockets[i].Dispose();
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary>Sets the kernel's busy poll on every socket; returns false (and logs why) when it is refused.</summary>
+    public static bool TrySetKernelBusyPoll(DatagramSocket[] sockets, int microseconds, ILogger logger)
+    {
+        foreach (var socket in sockets)
+        {
+            if (Platform.Current.TrySetKernelBusyPoll(socket.Socket, microseconds) is string refusal)
+            {
+                ServerLog.KernelBusyPollRefused(logger, microseconds, refusal);
+                return false;
+            }
+        }
+
+        return true;
+    }
+}
