@@ -17,6 +17,20 @@ public sealed class TunnelUpShowTests : IDisposable
     public void Dispose() => Directory.Delete(_folder, recursive: true);
 
     [Fact]
+    public void Routes_AreTheAllowedPrefixesOnce_WithoutDefaultRoutes()
+    {
+        var configuration = Salvo.Tunnel.Configuration.WireGuardConfigParser.Parse(
+            $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\n" +
+            $"[Peer]\nPublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 198.19.0.2/32, 198.19.5.0/24, 0.0.0.0/0\n" +
+            $"[Peer]\nPublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 198.19.5.0/24, 2001:db8::/64, ::/0\n");
+
+        var (routes, leftOut) = TunnelRoutes.For(configuration);
+
+        Assert.Equal(["198.19.0.2/32", "198.19.5.0/24", "2001:db8::/64"], routes.Select(r => r.ToString()));
+        Assert.Equal(["0.0.0.0/0", "::/0"], leftOut.Select(r => r.ToString()));
+    }
+
+    [Fact]
     public async Task Up_MissingConfig_NamesTheFile()
     {
         var missing = Path.Combine(_folder, "absent.conf");

@@ -110,7 +110,7 @@ internal static class TunnelCommand
             }
 
             using var tunnel = TunnelDevice.Start(configuration, LinuxTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
-            ConfigureInterface(tunnel.InterfaceName, configuration);
+            ConfigureInterface(console, tunnel.InterfaceName, configuration);
             console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
             Directory.CreateDirectory(StatusFolder);
             var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
@@ -146,8 +146,11 @@ internal static class TunnelCommand
         return command;
     }
 
-    /// <summary>What wg-quick does with Address and MTU: 'ip address add' and 'ip link set ... mtu ... up'.</summary>
-    private static void ConfigureInterface(string interfaceName, TunnelConfiguration configuration)
+    /// <summary>
+    /// What wg-quick does with Address, MTU and AllowedIPs: 'ip address add', 'ip link set ... mtu ... up' and
+    /// 'ip route replace PREFIX dev NAME' per allowed prefix (replace: an Address's own subnet is already there).
+    /// </summary>
+    private static void ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration)
     {
         foreach (var address in configuration.Addresses)
         {
@@ -155,6 +158,16 @@ internal static class TunnelCommand
         }
 
         RunIp("link", "set", "dev", interfaceName, "mtu", configuration.Mtu.ToString(System.Globalization.CultureInfo.InvariantCulture), "up");
+        var (routes, leftOut) = TunnelRoutes.For(configuration);
+        foreach (var route in routes)
+        {
+            RunIp(route.Address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? "-6" : "-4", "route", "replace", route.ToString(), "dev", interfaceName);
+        }
+
+        foreach (var route in leftOut)
+        {
+            console.Note($"salvo tunnel: AllowedIPs {route} accepted for cryptokey routing, but no default route added (it needs policy routing); add one yourself if wanted");
+        }
     }
 
     private static void RunIp(params string[] arguments)
