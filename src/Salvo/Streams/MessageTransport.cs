@@ -9,8 +9,10 @@ namespace Salvo.Streams;
 /// <summary>
 /// Sends and receives messages with one server over UDP (one message per datagram) or framed TCP, behind one API.
 /// In <see cref="TransportMode.UdpFirst"/> it proves UDP works with a handshake and falls back to TCP when no
-/// answer comes within <see cref="MessageTransportOptions.HandshakeTimeout"/>. <see cref="Transport"/> and
-/// <see cref="TransportSelected"/> say which one is in use. Pair it with a <see cref="MessageTransportServer"/>.
+/// answer comes within <see cref="MessageTransportOptions.HandshakeTimeout"/>; from TCP it probes UDP again on a
+/// back-off schedule and moves back when a probe is answered (<see cref="MessageTransportOptions.UdpReprobe"/>).
+/// <see cref="Transport"/> and <see cref="TransportSelected"/> say which one is in use. Pair it with a
+/// <see cref="MessageTransportServer"/>.
 /// </summary>
 /// <remarks>
 /// Over UDP a message is at most 65,506 bytes (keep it under the path MTU, about 1,400 bytes, to avoid IP
@@ -26,6 +28,9 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
     private Task _udpLoop = Task.CompletedTask;
     private StreamClient? _tcpClient;
     private StreamConnection? _tcp;
+    private Task _reprobe = Task.CompletedTask;
+    private volatile TransportKind _transport;
+    private long _transportSwitches;
     private int _disposed;
 
     /// <summary>Creates a transport; <see cref="ConnectAsync"/> picks the transport.</summary>
@@ -41,17 +46,23 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         _logger = options.Logger ?? NullLogger.Instance;
     }
 
-    /// <summary>Raised once by <see cref="ConnectAsync"/> when the transport is chosen.</summary>
+    /// <summary>
+    /// Raised by <see cref="ConnectAsync"/> when the transport is chosen, and again, on the probe's thread, when traffic
+    /// moves back from TCP to UDP.
+    /// </summary>
     public event EventHandler<TransportSelectedEventArgs>? TransportSelected;
 
-    /// <summary>The transport in use; <see cref="TransportKind.None"/> before <see cref="ConnectAsync"/>.</summary>
-    public TransportKind Transport { get; private set; }
+    /// <summary>The transport new messages go over; <see cref="TransportKind.None"/> before <see cref="ConnectAsync"/>.</summary>
+    public TransportKind Transport => _transport;
+
+    /// <summary>How many times traffic moved from one transport to another after <see cref="ConnectAsync"/> chose the first.</summary>
+    public long TransportSwitches => Interlocked.Read(ref _transportSwitches);
 
     /// <summary>The server's address; null before <see cref="ConnectAsync"/>.</summary>
     public EndPoint? RemoteEndPoint { get; private set; }
 
     /// <summary>The TCP connection when <see cref="Transport"/> is TCP, for its queue and close state; else null.</summary>
-    public StreamConnection? TcpConnection => _tcp;
+    public StreamConnection? TcpConnection => Transport == TransportKind.Tcp ? _tcp : null;
 
     /// <summary>Chooses the transport per <see cref="MessageTransportOptions.Mode"/> and starts receiving.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="remote"/> is null.</exception>
@@ -75,37 +86,20 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
             return;
         }
 
-        var socket = new DatagramSocket(new DatagramSocketOptions
+        var (socket, batch, failure) = await OpenUdpAsync(remote, handshake: _options.Mode == TransportMode.UdpFirst, cancellationToken).ConfigureAwait(false);
+        if (socket is not null)
         {
-            LocalEndPoint = new IPEndPoint(remote.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
-        });
-        var batch = new ReceiveBatch(capacity: 8);
-        string? failure;
-        try
-        {
-            socket.Connect(remote);
-            failure = _options.Mode == TransportMode.UdpOnly
-                ? null
-                : await UdpHandshake.RunAsync(socket, batch, _options.HandshakeTimeout, _options.HandshakeAttempts, cancellationToken).ConfigureAwait(false);
-        }
-        catch
-        {
-            socket.Dispose();
-            throw;
-        }
-
-        if (failure is null)
-        {
-            _udp = socket;
-            _udpLoop = ReceiveUdpAsync(socket, batch);
-            Select(TransportKind.Udp, _options.Mode == TransportMode.UdpOnly ? "mode is UdpOnly" : "the server answered the UDP handshake");
+            UseUdp(socket, batch, _options.Mode == TransportMode.UdpOnly ? "mode is UdpOnly" : "the server answered the UDP handshake");
             return;
         }
 
-        socket.Dispose();
         try
         {
-            await ConnectTcpAsync(remote, failure, cancellationToken).ConfigureAwait(false);
+            await ConnectTcpAsync(remote, failure!, cancellationToken).ConfigureAwait(false);
+            if (_options.UdpReprobe)
+            {
+                _reprobe = ReprobeUdpAsync(remote);
+            }
         }
         catch (SocketException e)
         {
@@ -138,12 +132,10 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         }
 
         await _stopping.CancelAsync().ConfigureAwait(false);
+        await _reprobe.ConfigureAwait(false);
         _udp?.Dispose();
         await _udpLoop.ConfigureAwait(false);
-        if (_tcpClient is not null)
-        {
-            await _tcpClient.DisposeAsync().ConfigureAwait(false);
-        }
+        await CloseTcpAsync().ConfigureAwait(false);
 
         _stopping.Dispose();
     }
@@ -165,9 +157,92 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         Select(TransportKind.Tcp, reason);
     }
 
+    /// <summary>Opens a UDP socket connected to the server; with <paramref name="handshake"/>, keeps it only when a HELLO is answered.</summary>
+    private async Task<(DatagramSocket? Socket, ReceiveBatch Batch, string? Failure)> OpenUdpAsync(
+        IPEndPoint remote, bool handshake, CancellationToken cancellationToken)
+    {
+        var socket = new DatagramSocket(new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(remote.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
+        });
+        var batch = new ReceiveBatch(capacity: 8);
+        string? failure;
+        try
+        {
+            socket.Connect(remote);
+            failure = handshake
+                ? await UdpHandshake.RunAsync(socket, batch, _options.HandshakeTimeout, _options.HandshakeAttempts, cancellationToken).ConfigureAwait(false)
+                : null;
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+
+        if (failure is not null)
+        {
+            socket.Dispose();
+            return (null, batch, failure);
+        }
+
+        return (socket, batch, null);
+    }
+
+    private void UseUdp(DatagramSocket socket, ReceiveBatch batch, string reason)
+    {
+        _udp = socket;
+        _udpLoop = ReceiveUdpAsync(socket, batch);
+        Select(TransportKind.Udp, reason);
+    }
+
+    /// <summary>
+    /// Probes UDP on the back-off schedule while on TCP. When a probe is answered, new messages go over UDP at once, and
+    /// the TCP connection stays open for the grace period: what was queued on it still goes out in order and replies in
+    /// flight on it still arrive. Each message goes over exactly one path, so none is sent twice.
+    /// </summary>
+    private async Task ReprobeUdpAsync(IPEndPoint remote)
+    {
+        var schedule = new UdpProbeSchedule(_options.UdpReprobeFirstDelay, _options.UdpReprobeMaxDelay, _options.UdpReprobeJitter, Random.Shared);
+        var token = _stopping.Token;
+        try
+        {
+            for (var probes = 1; ; probes++)
+            {
+                await Task.Delay(schedule.Next(), _options.TimeProvider, token).ConfigureAwait(false);
+                var (socket, batch, failure) = await OpenUdpAsync(remote, handshake: true, token).ConfigureAwait(false);
+                if (socket is not null)
+                {
+                    Interlocked.Increment(ref _transportSwitches);
+                    UseUdp(socket, batch, $"UDP probe {probes} was answered; TCP closes in {_options.TcpGracePeriod.TotalMilliseconds:0} ms");
+                    break;
+                }
+
+                TransportLog.ProbeUnanswered(_logger, remote, failure!);
+            }
+
+            await Task.Delay(_options.TcpGracePeriod, _options.TimeProvider, token).ConfigureAwait(false);
+            await CloseTcpAsync().ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
+        {
+            // Disposed: DisposeAsync closes what is open.
+        }
+    }
+
+    /// <summary>Closes the TCP connection gracefully (queued messages go out) once, whoever asks first.</summary>
+    private async Task CloseTcpAsync()
+    {
+        var client = Interlocked.Exchange(ref _tcpClient, null);
+        if (client is not null)
+        {
+            await client.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
     private void Select(TransportKind transport, string reason)
     {
-        Transport = transport;
+        _transport = transport;
         TransportLog.Selected(_logger, RemoteEndPoint!, transport, reason);
         TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
     }

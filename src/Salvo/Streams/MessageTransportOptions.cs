@@ -17,6 +17,33 @@ public sealed class MessageTransportOptions
     /// </summary>
     public int HandshakeAttempts { get; set; } = 4;
 
+    /// <summary>
+    /// Whether a transport that <see cref="TransportMode.UdpFirst"/> put on TCP keeps trying UDP and moves back to it when
+    /// a HELLO is answered. Off, the transport chosen at connect stays for its life. Defaults to true.
+    /// </summary>
+    public bool UdpReprobe { get; set; } = true;
+
+    /// <summary>How long after falling back to TCP the first UDP probe goes out. Defaults to 5 seconds.</summary>
+    public TimeSpan UdpReprobeFirstDelay { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>The cap of the delay between probes, which doubles after each unanswered one. Defaults to 60 seconds.</summary>
+    public TimeSpan UdpReprobeMaxDelay { get; set; } = TimeSpan.FromSeconds(60);
+
+    /// <summary>
+    /// The random share (0 to 1) by which each probe delay is moved earlier or later, so that clients cut off together do
+    /// not probe together. Defaults to 0.2 (± 20 %).
+    /// </summary>
+    public double UdpReprobeJitter { get; set; } = 0.2;
+
+    /// <summary>
+    /// How long the TCP connection stays open after traffic moved back to UDP, so that messages queued on it and the
+    /// server's replies in flight on it still arrive. Defaults to 5 seconds.
+    /// </summary>
+    public TimeSpan TcpGracePeriod { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>The clock of the probe schedule and the grace period. Defaults to <see cref="TimeProvider.System"/>.</summary>
+    public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
+
     /// <summary>Settings of the TCP connection (framing, queue limits, timeouts). Defaults to <see cref="StreamClientOptions"/>' defaults.</summary>
     public StreamClientOptions Tcp { get; set; } = new();
 
@@ -31,14 +58,34 @@ public sealed class MessageTransportOptions
             throw new ArgumentOutOfRangeException(nameof(Mode), Mode, "Unknown transport mode.");
         }
 
-        if (HandshakeTimeout <= TimeSpan.Zero || HandshakeTimeout == Timeout.InfiniteTimeSpan)
-        {
-            throw new ArgumentOutOfRangeException(nameof(HandshakeTimeout), HandshakeTimeout, "HandshakeTimeout must be positive and finite.");
-        }
+        CheckPositive(HandshakeTimeout, nameof(HandshakeTimeout));
 
         if (HandshakeAttempts is < 1 or > 100)
         {
             throw new ArgumentOutOfRangeException(nameof(HandshakeAttempts), HandshakeAttempts, "HandshakeAttempts must be 1 to 100.");
+        }
+
+        CheckPositive(UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay));
+        CheckPositive(UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay));
+        if (UdpReprobeMaxDelay < UdpReprobeFirstDelay)
+        {
+            throw new ArgumentOutOfRangeException(
+                nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");
+        }
+
+        if (double.IsNaN(UdpReprobeJitter) || UdpReprobeJitter is < 0 or > 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(UdpReprobeJitter), UdpReprobeJitter, "UdpReprobeJitter must be 0 to 1.");
+        }
+
+        if (TcpGracePeriod < TimeSpan.Zero || TcpGracePeriod == Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(TcpGracePeriod), TcpGracePeriod, "TcpGracePeriod must be zero or more and finite.");
+        }
+
+        if (TimeProvider is null)
+        {
+            throw new ArgumentException("TimeProvider is required.", nameof(TimeProvider));
         }
 
         if (Tcp is null)
@@ -47,5 +94,13 @@ public sealed class MessageTransportOptions
         }
 
         Tcp.Validate();
+    }
+
+    private static void CheckPositive(TimeSpan value, string name)
+    {
+        if (value <= TimeSpan.Zero || value == Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"{name} must be positive and finite.");
+        }
     }
 }

@@ -14,4 +14,7 @@ internal static partial class TransportLog
 
     [LoggerMessage(EventId = 3103, Level = LogLevel.Error, Message = "The message handler threw on a datagram from {Source}; receiving goes on")]
     public static partial void HandlerFailed(ILogger logger, DatagramAddress source, Exception exception);
+
+    [LoggerMessage(EventId = 3104, Level = LogLevel.Debug, Message = "UDP probe to {RemoteEndPoint} unanswered, staying on TCP: {Reason}")]
+    public static partial void ProbeUnanswered(ILogger logger, EndPoint remoteEndPoint, string reason);
 }

@@ -1,0 +1,18 @@
+namespace Salvo.Streams;
+
+/// <summary>
+/// When a <see cref="MessageTransport"/> on TCP next tries UDP: the first delay, then doubling up to a cap, each
+/// spread by a random share so that many clients cut off by one network outage do not probe in step.
+/// </summary>
+internal sealed class UdpProbeSchedule(TimeSpan first, TimeSpan max, double jitter, Random random)
+{
+    private TimeSpan _next = first;
+
+    /// <summary>The delay before the next probe, within ± <c>jitter</c> of the doubling sequence; advances it.</summary>
+    public TimeSpan Next()
+    {
+        var delay = _next * (1 + (jitter * ((2 * random.NextDouble()) - 1)));
+        _next = _next * 2 > max ? max : _next * 2;
+        return delay;
+    }
+}
