@@ -10,7 +10,8 @@ namespace Salvo.Streams;
 /// Sends and receives messages with one server over UDP (one message per datagram) or framed TCP, behind one API.
 /// In <see cref="TransportMode.UdpFirst"/> it proves UDP works with a handshake and falls back to TCP when no
 /// answer comes within <see cref="MessageTransportOptions.HandshakeTimeout"/>; from TCP it probes UDP again on a
-/// back-off schedule and moves back when a probe is answered (<see cref="MessageTransportOptions.UdpReprobe"/>).
+/// back-off schedule and moves back when a probe is answered (<see cref="MessageTransportOptions.UdpReprobe"/>), and
+/// from UDP it moves to TCP when keepalives go unanswered (<see cref="MessageTransportOptions.UdpKeepaliveMisses"/>).
 /// <see cref="Transport"/> and <see cref="TransportSelected"/> say which one is in use. Pair it with a
 /// <see cref="MessageTransportServer"/>.
 /// </summary>
@@ -18,7 +19,7 @@ namespace Salvo.Streams;
 /// Over UDP a message is at most 65,506 bytes (keep it under the path MTU, about 1,400 bytes, to avoid IP
 /// fragmentation) and may be lost, duplicated or reordered; over TCP it is delivered in order or the connection closes.
 /// </remarks>
-public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
+public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
 {
     private readonly MessageTransportOptions _options;
     private readonly MessageHandler _handler;
@@ -28,7 +29,9 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
     private Task _udpLoop = Task.CompletedTask;
     private StreamClient? _tcpClient;
     private StreamConnection? _tcp;
-    private Task _reprobe = Task.CompletedTask;
+    private Task _paths = Task.CompletedTask;
+    private ulong _keepaliveNonce;
+    private int _keepaliveAnswered;
     private volatile TransportKind _transport;
     private long _transportSwitches;
     private int _disposed;
@@ -47,8 +50,8 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
     }
 
     /// <summary>
-    /// Raised by <see cref="ConnectAsync"/> when the transport is chosen, and again, on the probe's thread, when traffic
-    /// moves back from TCP to UDP.
+    /// Raised by <see cref="ConnectAsync"/> when the transport is chosen, and again, on a timer's thread, each time traffic
+    /// moves to the other path.
     /// </summary>
     public event EventHandler<TransportSelectedEventArgs>? TransportSelected;
 
@@ -82,24 +85,22 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         RemoteEndPoint = remote;
         if (_options.Mode == TransportMode.TcpOnly)
         {
-            await ConnectTcpAsync(remote, "mode is TcpOnly", cancellationToken).ConfigureAwait(false);
+            await ConnectTcpAsync(remote, "mode is TcpOnly", switching: false, cancellationToken).ConfigureAwait(false);
             return;
         }
 
         var (socket, batch, failure) = await OpenUdpAsync(remote, handshake: _options.Mode == TransportMode.UdpFirst, cancellationToken).ConfigureAwait(false);
         if (socket is not null)
         {
-            UseUdp(socket, batch, _options.Mode == TransportMode.UdpOnly ? "mode is UdpOnly" : "the server answered the UDP handshake");
+            UseUdp(socket, batch, _options.Mode == TransportMode.UdpOnly ? "mode is UdpOnly" : "the server answered the UDP handshake", switching: false);
+            StartPathSwitching(remote);
             return;
         }
 
         try
         {
-            await ConnectTcpAsync(remote, failure!, cancellationToken).ConfigureAwait(false);
-            if (_options.UdpReprobe)
-            {
-                _reprobe = ReprobeUdpAsync(remote);
-            }
+            await ConnectTcpAsync(remote, failure!, switching: false, cancellationToken).ConfigureAwait(false);
+            StartPathSwitching(remote);
         }
         catch (SocketException e)
         {
@@ -132,7 +133,7 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         }
 
         await _stopping.CancelAsync().ConfigureAwait(false);
-        await _reprobe.ConfigureAwait(false);
+        await _paths.ConfigureAwait(false);
         _udp?.Dispose();
         await _udpLoop.ConfigureAwait(false);
         await CloseTcpAsync().ConfigureAwait(false);
@@ -140,7 +141,7 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         _stopping.Dispose();
     }
 
-    private async Task ConnectTcpAsync(IPEndPoint remote, string reason, CancellationToken cancellationToken)
+    private async Task ConnectTcpAsync(IPEndPoint remote, string reason, bool switching, CancellationToken cancellationToken)
     {
         var client = new StreamClient(_options.Tcp, StreamHandler.Create((_, message) => _handler(this, message)));
         try
@@ -154,7 +155,7 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         }
 
         _tcpClient = client;
-        Select(TransportKind.Tcp, reason);
+        Select(TransportKind.Tcp, reason, switching);
     }
 
     /// <summary>Opens a UDP socket connected to the server; with <paramref name="handshake"/>, keeps it only when a HELLO is answered.</summary>
@@ -189,45 +190,11 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         return (socket, batch, null);
     }
 
-    private void UseUdp(DatagramSocket socket, ReceiveBatch batch, string reason)
+    private void UseUdp(DatagramSocket socket, ReceiveBatch batch, string reason, bool switching)
     {
         _udp = socket;
         _udpLoop = ReceiveUdpAsync(socket, batch);
-        Select(TransportKind.Udp, reason);
-    }
-
-    /// <summary>
-    /// Probes UDP on the back-off schedule while on TCP. When a probe is answered, new messages go over UDP at once, and
-    /// the TCP connection stays open for the grace period: what was queued on it still goes out in order and replies in
-    /// flight on it still arrive. Each message goes over exactly one path, so none is sent twice.
-    /// </summary>
-    private async Task ReprobeUdpAsync(IPEndPoint remote)
-    {
-        var schedule = new UdpProbeSchedule(_options.UdpReprobeFirstDelay, _options.UdpReprobeMaxDelay, _options.UdpReprobeJitter, Random.Shared);
-        var token = _stopping.Token;
-        try
-        {
-            for (var probes = 1; ; probes++)
-            {
-                await Task.Delay(schedule.Next(), _options.TimeProvider, token).ConfigureAwait(false);
-                var (socket, batch, failure) = await OpenUdpAsync(remote, handshake: true, token).ConfigureAwait(false);
-                if (socket is not null)
-                {
-                    Interlocked.Increment(ref _transportSwitches);
-                    UseUdp(socket, batch, $"UDP probe {probes} was answered; TCP closes in {_options.TcpGracePeriod.TotalMilliseconds:0} ms");
-                    break;
-                }
-
-                TransportLog.ProbeUnanswered(_logger, remote, failure!);
-            }
-
-            await Task.Delay(_options.TcpGracePeriod, _options.TimeProvider, token).ConfigureAwait(false);
-            await CloseTcpAsync().ConfigureAwait(false);
-        }
-        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
-        {
-            // Disposed: DisposeAsync closes what is open.
-        }
+        Select(TransportKind.Udp, reason, switching);
     }
 
     /// <summary>Closes the TCP connection gracefully (queued messages go out) once, whoever asks first.</summary>
@@ -240,8 +207,13 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
         }
     }
 
-    private void Select(TransportKind transport, string reason)
+    private void Select(TransportKind transport, string reason, bool switching)
     {
+        if (switching)
+        {
+            Interlocked.Increment(ref _transportSwitches);
+        }
+
         _transport = transport;
         TransportLog.Selected(_logger, RemoteEndPoint!, transport, reason);
         TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
@@ -279,6 +251,12 @@ public sealed class MessageTransport : IMessagePeer, IAsyncDisposable
                 await socket.ReceiveAsync(batch, _stopping.Token).ConfigureAwait(false);
                 foreach (var datagram in batch)
                 {
+                    if (!datagram.IsTruncated && UdpEnvelope.TryReadHandshake(datagram.Payload, UdpEnvelope.HelloAck, out var nonce))
+                    {
+                        NoteHelloAck(nonce);
+                        continue;
+                    }
+
                     if (datagram.IsTruncated || datagram.Length == 0 || datagram.Payload[0] != UdpEnvelope.Data)
                     {
                         // Late HELLO-ACKs for resent HELLOs land here too.

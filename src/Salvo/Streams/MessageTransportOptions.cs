@@ -36,10 +36,22 @@ public sealed class MessageTransportOptions
     public double UdpReprobeJitter { get; set; } = 0.2;
 
     /// <summary>
-    /// How long the TCP connection stays open after traffic moved back to UDP, so that messages queued on it and the
-    /// server's replies in flight on it still arrive. Defaults to 5 seconds.
+    /// How often a <see cref="TransportMode.UdpFirst"/> transport on UDP sends a keepalive HELLO to learn whether UDP still
+    /// gets through. Defaults to 1 second.
     /// </summary>
-    public TimeSpan TcpGracePeriod { get; set; } = TimeSpan.FromSeconds(5);
+    public TimeSpan UdpKeepaliveInterval { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// Keepalive HELLOs in a row left unanswered after which traffic moves to TCP; 0 turns keepalives off. The default
+    /// finds a dead UDP path within 3 to 4 seconds. Defaults to 3.
+    /// </summary>
+    public int UdpKeepaliveMisses { get; set; } = 3;
+
+    /// <summary>
+    /// How long the old path stays open after a switch, so that messages queued on it (TCP) and the server's replies in
+    /// flight on it still arrive. Defaults to 5 seconds.
+    /// </summary>
+    public TimeSpan SwitchGracePeriod { get; set; } = TimeSpan.FromSeconds(5);
 
     /// <summary>The clock of the probe schedule and the grace period. Defaults to <see cref="TimeProvider.System"/>.</summary>
     public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
@@ -73,14 +85,20 @@ public sealed class MessageTransportOptions
                 nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");
         }
 
+        CheckPositive(UdpKeepaliveInterval, nameof(UdpKeepaliveInterval));
+        if (UdpKeepaliveMisses is < 0 or > 1000)
+        {
+            throw new ArgumentOutOfRangeException(nameof(UdpKeepaliveMisses), UdpKeepaliveMisses, "UdpKeepaliveMisses must be 0 (off) to 1,000.");
+        }
+
         if (double.IsNaN(UdpReprobeJitter) || UdpReprobeJitter is < 0 or > 1)
         {
             throw new ArgumentOutOfRangeException(nameof(UdpReprobeJitter), UdpReprobeJitter, "UdpReprobeJitter must be 0 to 1.");
         }
 
-        if (TcpGracePeriod < TimeSpan.Zero || TcpGracePeriod == Timeout.InfiniteTimeSpan)
+        if (SwitchGracePeriod < TimeSpan.Zero || SwitchGracePeriod == Timeout.InfiniteTimeSpan)
         {
-            throw new ArgumentOutOfRangeException(nameof(TcpGracePeriod), TcpGracePeriod, "TcpGracePeriod must be zero or more and finite.");
+            throw new ArgumentOutOfRangeException(nameof(SwitchGracePeriod), SwitchGracePeriod, "SwitchGracePeriod must be zero or more and finite.");
         }
 
         if (TimeProvider is null)

@@ -8,12 +8,14 @@ namespace Salvo.Tests.Streams;
 
 /// <summary>
 /// A <see cref="MessageTransport"/> that fell back to TCP probes UDP on a back-off schedule and moves back when a probe
-/// is answered. The server's <see cref="MessageTransportServerOptions.AnswerHandshake"/>, read at every HELLO, stands
-/// for a network that drops UDP and then lets it through; the probe schedule runs on a manual clock.
+/// is answered, and moves from UDP to TCP when keepalives go unanswered. The server's
+/// <see cref="MessageTransportServerOptions.AnswerHandshake"/>, read at every HELLO, stands for a network that drops UDP
+/// and then lets it through; probes, keepalives and grace periods run on a manual clock.
 /// </summary>
 public sealed class MessageTransportReprobeTests
 {
     private static readonly TimeSpan Grace = TimeSpan.FromSeconds(3);
+    private static readonly TimeSpan Keepalive = TimeSpan.FromSeconds(1);
 
     private readonly ManualTimeProvider _clock = new();
     private readonly MessageTransportServerOptions _serverOptions = new() { AnswerHandshake = false };
@@ -48,7 +50,9 @@ public sealed class MessageTransportReprobeTests
     [InlineData(nameof(MessageTransportOptions.UdpReprobeFirstDelay))]
     [InlineData(nameof(MessageTransportOptions.UdpReprobeMaxDelay))]
     [InlineData(nameof(MessageTransportOptions.UdpReprobeJitter))]
-    [InlineData(nameof(MessageTransportOptions.TcpGracePeriod))]
+    [InlineData(nameof(MessageTransportOptions.SwitchGracePeriod))]
+    [InlineData(nameof(MessageTransportOptions.UdpKeepaliveInterval))]
+    [InlineData(nameof(MessageTransportOptions.UdpKeepaliveMisses))]
     public void MessageTransport_BadReprobeOption_ThrowsNamingIt(string option)
     {
         var options = option switch
@@ -56,7 +60,9 @@ public sealed class MessageTransportReprobeTests
             nameof(MessageTransportOptions.UdpReprobeFirstDelay) => new MessageTransportOptions { UdpReprobeFirstDelay = TimeSpan.Zero },
             nameof(MessageTransportOptions.UdpReprobeMaxDelay) => new MessageTransportOptions { UdpReprobeMaxDelay = TimeSpan.FromSeconds(1) },
             nameof(MessageTransportOptions.UdpReprobeJitter) => new MessageTransportOptions { UdpReprobeJitter = 1.5 },
-            _ => new MessageTransportOptions { TcpGracePeriod = TimeSpan.FromSeconds(-1) },
+            nameof(MessageTransportOptions.SwitchGracePeriod) => new MessageTransportOptions { SwitchGracePeriod = TimeSpan.FromSeconds(-1) },
+            nameof(MessageTransportOptions.UdpKeepaliveInterval) => new MessageTransportOptions { UdpKeepaliveInterval = TimeSpan.Zero },
+            _ => new MessageTransportOptions { UdpKeepaliveMisses = -1 },
         };
 
         var e = Assert.ThrowsAny<ArgumentException>(() => new MessageTransport(options, (_, _) => default));
@@ -114,21 +120,74 @@ public sealed class MessageTransportReprobeTests
     }
 
     [Fact]
-    public async Task NumberedMessages_AcrossTheMoveBackToUdp_EachArrivesExactlyOnce()
+    public async Task UdpFirst_OnUdp_KeepalivesUnanswered_MovesToTcpAfterTheMisses()
     {
+        _serverOptions.AnswerHandshake = true;
+        await using var server = StartServer();
+        await using var transport = Client(reprobe: true);
+        TransportSelectedEventArgs? selected = null;
+        transport.TransportSelected += (_, e) => selected = e;
+        await transport.ConnectAsync(server.LocalEndPoint!);
+        Assert.Equal(TransportKind.Udp, transport.Transport);
+        Assert.Equal([Keepalive], await _clock.WaitForArmedTimersAsync(1));
+
+        // The first keepalive went out while the server still answered: it may count as answered or not, so two
+        // intervals give at most two misses.
+        _serverOptions.AnswerHandshake = false;
+        for (var tick = 0; tick < 2; tick++)
+        {
+            _clock.Advance(Keepalive);
+            Assert.Equal([Keepalive], await _clock.WaitForArmedTimersAsync(1));
+            Assert.Equal(TransportKind.Udp, transport.Transport);
+        }
+
+        await TickKeepalivesUntilTcpAsync(transport, maxTicks: 2);
+
+        Assert.StartsWith("3 UDP keepalives in a row went unanswered (1000 ms apart)", selected?.Reason, StringComparison.Ordinal);
+        Assert.Equal(1, transport.TransportSwitches);
+        await SendAndAwaitEchoAsync(transport, 3);
+        Assert.Equal(1, _serverPaths[TransportKind.Tcp]);
+    }
+
+    [Fact]
+    public async Task UdpFirst_KeepalivesOff_StaysOnUdpWithNoKeepaliveScheduled()
+    {
+        _serverOptions.AnswerHandshake = true;
+        await using var server = StartServer();
+        await using var transport = Client(reprobe: true, keepaliveMisses: 0);
+        await transport.ConnectAsync(server.LocalEndPoint!);
+
+        Assert.Equal(TransportKind.Udp, transport.Transport);
+        Assert.Empty(_clock.ArmedTimers());
+    }
+
+    [Fact]
+    public async Task NumberedMessages_AcrossBothSwitches_EachArrivesExactlyOnce()
+    {
+        _serverOptions.AnswerHandshake = true;
         await using var server = StartServer();
         await using var transport = Client(reprobe: true);
         await transport.ConnectAsync(server.LocalEndPoint!);
-        Assert.Equal(TransportKind.Tcp, transport.Transport);
+        Assert.Equal(TransportKind.Udp, transport.Transport);
         await _clock.WaitForArmedTimersAsync(1);
+        var next = 0;
+        for (var i = 0; i < 50; i++)
+        {
+            await SendAndAwaitEchoAsync(transport, next++);
+        }
+
+        _serverOptions.AnswerHandshake = false;
+        await TickKeepalivesUntilTcpAsync(transport, maxTicks: 4);
+        _clock.Advance(Grace);
+        Assert.Equal([TimeSpan.FromSeconds(5)], await _clock.WaitForArmedTimersAsync(1));
 
         // Messages keep going out while the probe runs, so that some are still queued on TCP when new ones take UDP.
         _serverOptions.AnswerHandshake = true;
         _clock.Advance(TimeSpan.FromSeconds(5));
-        var next = 0;
+        var firstOverTcp = next;
         while (transport.Transport == TransportKind.Tcp)
         {
-            Assert.True(next < 200_000, "the transport did not move to UDP");
+            Assert.True(next < 200_000, "the transport did not move back to UDP");
             Assert.True(await transport.SendAsync(Number(next++)));
             if (next % 256 == 0)
             {
@@ -136,9 +195,7 @@ public sealed class MessageTransportReprobeTests
             }
         }
 
-        var sentOverTcp = next;
-
-        // One datagram in flight at a time, so that none is lost to a full socket buffer.
+        var sentOverTcp = next - firstOverTcp;
         for (var i = 0; i < 100; i++)
         {
             await SendAndAwaitEchoAsync(transport, next++);
@@ -149,9 +206,10 @@ public sealed class MessageTransportReprobeTests
         _clock.Advance(Grace);
         await WaitUntilAsync(() => server.Tcp!.ConnectionCount == 0, "the TCP connection to close after the grace period");
 
+        Assert.Equal(2, transport.TransportSwitches);
         Assert.True(sentOverTcp > 0);
         Assert.Equal(sentOverTcp, _serverPaths[TransportKind.Tcp]);
-        Assert.Equal(100, _serverPaths[TransportKind.Udp]);
+        Assert.Equal(150, _serverPaths[TransportKind.Udp]);
         Assert.Equal(Enumerable.Range(0, next), _serverCounts.Keys.Order());
         Assert.All(_serverCounts.Values, count => Assert.Equal(1, count));
         Assert.Equal(Enumerable.Range(0, next), _echoCounts.Keys.Order());
@@ -177,6 +235,20 @@ public sealed class MessageTransportReprobeTests
         }
     }
 
+    /// <summary>Moves the clock one keepalive interval at a time until the transport is on TCP.</summary>
+    private async Task TickKeepalivesUntilTcpAsync(MessageTransport transport, int maxTicks)
+    {
+        for (var tick = 0; tick < maxTicks && transport.Transport == TransportKind.Udp; tick++)
+        {
+            _clock.Advance(Keepalive);
+
+            // Armed next: another keepalive while on UDP, or the grace period of the old path once on TCP.
+            await _clock.WaitForArmedTimersAsync(1);
+        }
+
+        Assert.Equal(TransportKind.Tcp, transport.Transport);
+    }
+
     private async Task SendAndAwaitEchoAsync(MessageTransport transport, int n)
     {
         Assert.True(await transport.SendAsync(Number(n)));
@@ -198,13 +270,15 @@ public sealed class MessageTransportReprobeTests
         return server;
     }
 
-    private MessageTransport Client(bool reprobe) => new(
+    private MessageTransport Client(bool reprobe, int keepaliveMisses = 3) => new(
         new MessageTransportOptions
         {
             HandshakeTimeout = TimeSpan.FromMilliseconds(200),
             UdpReprobe = reprobe,
+            UdpKeepaliveInterval = Keepalive,
+            UdpKeepaliveMisses = keepaliveMisses,
             UdpReprobeJitter = 0,
-            TcpGracePeriod = Grace,
+            SwitchGracePeriod = Grace,
             TimeProvider = _clock,
         },
         (_, message) =>

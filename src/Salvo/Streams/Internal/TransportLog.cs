@@ -17,4 +17,7 @@ internal static partial class TransportLog
 
     [LoggerMessage(EventId = 3104, Level = LogLevel.Debug, Message = "UDP probe to {RemoteEndPoint} unanswered, staying on TCP: {Reason}")]
     public static partial void ProbeUnanswered(ILogger logger, EndPoint remoteEndPoint, string reason);
+
+    [LoggerMessage(EventId = 3105, Level = LogLevel.Warning, Message = "UDP to {RemoteEndPoint} stopped answering and TCP failed too, staying on UDP: {Error}")]
+    public static partial void TcpFallbackFailed(ILogger logger, EndPoint remoteEndPoint, string error);
 }
