@@ -147,6 +147,10 @@ public sealed class MessageTransportReprobeTests
         Assert.Equal(1, transport.TransportSwitches);
         await SendAndAwaitEchoAsync(transport, 3);
         Assert.Equal(1, _serverPaths[TransportKind.Tcp]);
+
+        // The old UDP socket closes after the grace period and the probe schedule starts; disposing then is clean too.
+        _clock.Advance(Grace);
+        Assert.Equal([TimeSpan.FromSeconds(5)], await _clock.WaitForArmedTimersAsync(1));
     }
 
     [Fact]
