@@ -216,7 +216,23 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
 
         _transport = transport;
         TransportLog.Selected(_logger, RemoteEndPoint!, transport, reason);
-        TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
+        if (!switching)
+        {
+            // At connect time a throwing handler fails ConnectAsync, where the caller sees it.
+            TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
+            return;
+        }
+
+        try
+        {
+            TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
+        }
+        catch (Exception e)
+        {
+            // A switch runs on the transport's own schedule with no caller to hand the exception to; one
+            // faulty handler must not stop every later switch.
+            TransportLog.SelectedHandlerFailed(_logger, RemoteEndPoint!, transport, e);
+        }
     }
 
     private async ValueTask<bool> SendUdpAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken)

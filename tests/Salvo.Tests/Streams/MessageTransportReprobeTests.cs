@@ -154,6 +154,33 @@ public sealed class MessageTransportReprobeTests
     }
 
     [Fact]
+    public async Task SwitchHandlerThrows_TheSwitchStandsAndLaterSwitchesStillRun()
+    {
+        _serverOptions.AnswerHandshake = true;
+        await using var server = StartServer();
+        await using var transport = Client(reprobe: true);
+        await transport.ConnectAsync(server.LocalEndPoint!);
+        transport.TransportSelected += (_, _) => throw new InvalidOperationException("a faulty handler");
+        Assert.Equal([Keepalive], await _clock.WaitForArmedTimersAsync(1));
+
+        _serverOptions.AnswerHandshake = false;
+        for (var tick = 0; tick < 2; tick++)
+        {
+            _clock.Advance(Keepalive);
+            Assert.Equal([Keepalive], await _clock.WaitForArmedTimersAsync(1));
+        }
+
+        await TickKeepalivesUntilTcpAsync(transport, maxTicks: 2);
+
+        Assert.Equal(TransportKind.Tcp, transport.Transport);
+        await SendAndAwaitEchoAsync(transport, 7);
+
+        // The switch machinery goes on: after the grace period the probe back to UDP is scheduled.
+        _clock.Advance(Grace);
+        Assert.Equal([TimeSpan.FromSeconds(5)], await _clock.WaitForArmedTimersAsync(1));
+    }
+
+    [Fact]
     public async Task UdpFirst_KeepalivesOff_StaysOnUdpWithNoKeepaliveScheduled()
     {
         _serverOptions.AnswerHandshake = true;

@@ -20,4 +20,7 @@ internal static partial class TransportLog
 
     [LoggerMessage(EventId = 3105, Level = LogLevel.Warning, Message = "UDP to {RemoteEndPoint} stopped answering and TCP failed too, staying on UDP: {Error}")]
     public static partial void TcpFallbackFailed(ILogger logger, EndPoint remoteEndPoint, string error);
+
+    [LoggerMessage(EventId = 3106, Level = LogLevel.Error, Message = "A TransportSelected handler threw while messages with {RemoteEndPoint} moved to {Transport}; the move stands")]
+    public static partial void SelectedHandlerFailed(ILogger logger, EndPoint remoteEndPoint, TransportKind transport, Exception exception);
 }
