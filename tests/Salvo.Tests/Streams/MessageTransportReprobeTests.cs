@@ -212,10 +212,17 @@ public sealed class MessageTransportReprobeTests
         _clock.Advance(Grace);
         Assert.Equal([TimeSpan.FromSeconds(5)], await _clock.WaitForArmedTimersAsync(1));
 
-        // Messages keep going out while the probe runs, so that some are still queued on TCP when new ones take UDP.
+        // Some messages are sent over TCP before the probe can be answered (the probe may be answered before the loop
+        // below sends anything), and more keep going out while it runs, so that some are still queued on TCP when new
+        // ones take UDP.
+        var firstOverTcp = next;
+        for (var i = 0; i < 20; i++)
+        {
+            Assert.True(await transport.SendAsync(Number(next++)));
+        }
+
         _serverOptions.AnswerHandshake = true;
         _clock.Advance(TimeSpan.FromSeconds(5));
-        var firstOverTcp = next;
         while (transport.Transport == TransportKind.Tcp)
         {
             Assert.True(next < 200_000, "the transport did not move back to UDP");
