@@ -55,11 +55,19 @@ public sealed partial class StockSockperfClientTests
         {
             Assert.Equal(0, replies - barrier);
         }
+        else if (mode == "ping-pong")
+        {
+            // Ping-pong keeps one request in flight: the client stops on its timer with at most that one
+            // unanswered, which salvo answered and the client no longer counted.
+            Assert.InRange(replies - barrier, received, received + 1);
+        }
         else
         {
-            // The client stops on its timer with at most one pong request unanswered (ping-pong and under-load
-            // keep one in flight): salvo answered it, the client no longer counted it.
-            Assert.InRange(replies - barrier, received, received + 1);
+            // Under load the client sends on its schedule without waiting, asking for a reply every 100th
+            // message (sockperf's default --reply-every): every reply it counted came from salvo, and salvo
+            // answered no more than the client asked for; replies still on the way when its timer ends are
+            // counted by salvo only (14 of 50 once, over TCP).
+            Assert.InRange(replies - barrier, received, (sent / 100) + 1);
         }
     }
 
