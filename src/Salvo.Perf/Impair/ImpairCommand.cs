@@ -65,28 +65,9 @@ internal static class ImpairCommand
             throw new CliException(string.Join(" ", errors));
         }
 
-        ImpairRelay relay;
-        try
-        {
-            relay = new ImpairRelay(options);
-        }
-        catch (SocketException e) when (e.SocketErrorCode is SocketError.AddressAlreadyInUse or SocketError.AddressNotAvailable)
-        {
-            throw new CliException($"--listen: cannot bind {options.Listen}: {e.Message}", CliException.FailureExitCode);
-        }
-
+        var (relay, tcp) = Open(options, passTcp);
         using (relay)
         {
-            TcpPassThrough? tcp;
-            try
-            {
-                tcp = passTcp ? new TcpPassThrough(relay.ListenEndPoint, options.Forward) : null;
-            }
-            catch (SocketException e)
-            {
-                throw new CliException($"--tcp: cannot listen on {relay.ListenEndPoint}: {e.Message}", CliException.FailureExitCode);
-            }
-
             await using var tcpScope = tcp;
             tcp?.Start();
             relay.Start();
@@ -122,6 +103,40 @@ internal static class ImpairCommand
             console.Document(document, LabJson.Indented.ImpairCommandReport, LabJson.Compact.ImpairCommandReport);
             Print(console, document);
             return 0;
+        }
+    }
+
+    /// <summary>
+    /// Binds the relay and, with --tcp, the pass-through on the same port number. With port 0 the UDP socket picks
+    /// the number and that TCP port can already be taken (by any connection's local end), so it tries another.
+    /// </summary>
+    private static (ImpairRelay Relay, TcpPassThrough? Tcp) Open(ImpairOptions options, bool passTcp)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            ImpairRelay relay;
+            try
+            {
+                relay = new ImpairRelay(options);
+            }
+            catch (SocketException e) when (e.SocketErrorCode is SocketError.AddressAlreadyInUse or SocketError.AddressNotAvailable)
+            {
+                throw new CliException($"--listen: cannot bind {options.Listen}: {e.Message}", CliException.FailureExitCode);
+            }
+
+            try
+            {
+                return (relay, passTcp ? new TcpPassThrough(relay.ListenEndPoint, options.Forward) : null);
+            }
+            catch (SocketException e) when (options.Listen.Port == 0 && attempt < 10 && e.SocketErrorCode == SocketError.AddressAlreadyInUse)
+            {
+                relay.Dispose();
+            }
+            catch (SocketException e)
+            {
+                relay.Dispose();
+                throw new CliException($"--tcp: cannot listen on {relay.ListenEndPoint}: {e.Message}", CliException.FailureExitCode);
+            }
         }
     }
 

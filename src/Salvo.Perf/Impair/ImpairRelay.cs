@@ -119,7 +119,8 @@ internal sealed class ImpairRelay : IDisposable
 
         _stop.Cancel();
         _wake.Set();
-        foreach (var thread in new[] { _receiver, _scheduler }.Where(t => t.ThreadState != System.Threading.ThreadState.Unstarted))
+        // ThreadState is a set of flags (a background thread not yet started is Background | Unstarted).
+        foreach (var thread in new[] { _receiver, _scheduler }.Where(t => (t.ThreadState & System.Threading.ThreadState.Unstarted) == 0))
         {
             thread.Join();
         }

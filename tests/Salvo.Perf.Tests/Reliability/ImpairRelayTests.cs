@@ -55,6 +55,19 @@ public sealed class ImpairRelayTests
     }
 
     [Fact]
+    public void Relay_DisposedWithoutStarting_ClosesQuietly()
+    {
+        // What 'salvo impair --tcp' does when the TCP side cannot listen: the relay is disposed before it started.
+        // Its threads are Background | Unstarted then, and joining one threw ThreadStateException, which hid the
+        // real error behind "internal error".
+        var relay = new ImpairRelay(new ImpairOptions { Listen = new IPEndPoint(IPAddress.Loopback, 0), Forward = new IPEndPoint(IPAddress.Loopback, 9) });
+
+        var error = Record.Exception(relay.Dispose);
+
+        Assert.Null(error);
+    }
+
+    [Fact]
     public async Task Relay_TwoClients_EachGetsItsOwnRepliesBack()
     {
         await using var echo = new DatagramServer(new DatagramServerOptions { EndPoint = new IPEndPoint(IPAddress.Loopback, 0), Workers = 1 }, new EchoHandler());
