@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Protocol;
+using Salvo.Perf.Threading;
 
 namespace Salvo.Perf.Impair;
 
@@ -119,11 +120,8 @@ internal sealed class ImpairRelay : IDisposable
 
         _stop.Cancel();
         _wake.Set();
-        // ThreadState is a set of flags (a background thread not yet started is Background | Unstarted).
-        foreach (var thread in new[] { _receiver, _scheduler }.Where(t => (t.ThreadState & System.Threading.ThreadState.Unstarted) == 0))
-        {
-            thread.Join();
-        }
+        _receiver.JoinIfStarted(Timeout.InfiniteTimeSpan);
+        _scheduler.JoinIfStarted(Timeout.InfiniteTimeSpan);
 
         var emissions = new List<Emission<ImpairPacket>>();
         foreach (var session in Sessions())

@@ -18,31 +18,32 @@ internal static class Iperf3ServerSession
 {
     private static readonly TimeSpan StepTimeout = TimeSpan.FromSeconds(10);
 
-    /// <summary>Serves the client on <paramref name="client"/>; returns false when cancelled (the server stops).</summary>
+    /// <summary>
+    /// Serves the client on <paramref name="client"/>; returns whether it got as far as a test (its parameters were
+    /// accepted), which is what uses up 'salvo server -1'. Cancellation (the server stopping) is thrown.
+    /// </summary>
     public static async Task<bool> ServeAsync(CliConsole console, Socket client, IReceiveEngine engine, double interval, CancellationToken cancellationToken)
     {
         using var control = new Iperf3Control(client);
+        var accepted = false;
         try
         {
-            await RunAsync(console, control, engine, interval, cancellationToken).ConfigureAwait(false);
-            return true;
-        }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-        {
-            return false;
+            await RunAsync(console, control, engine, interval, () => accepted = true, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException)
         {
+            cancellationToken.ThrowIfCancellationRequested();
             console.Note($"salvo server: iperf3 client {control.Remote}: test ended: {e.Message}");
-            return true;
         }
         finally
         {
             engine.UnrecognisedDatagrams = null;
         }
+
+        return accepted;
     }
 
-    private static async Task RunAsync(CliConsole console, Iperf3Control control, IReceiveEngine engine, double interval, CancellationToken cancellationToken)
+    private static async Task RunAsync(CliConsole console, Iperf3Control control, IReceiveEngine engine, double interval, Action accepted, CancellationToken cancellationToken)
     {
         if (Iperf3Cookie.Validate(await control.ReadAsync(Iperf3Cookie.Size, StepTimeout, cancellationToken).ConfigureAwait(false)) is { } badCookie)
         {
@@ -63,6 +64,7 @@ internal static class Iperf3ServerSession
             console.Note($"salvo server: iperf3 client {control.Remote}: not applied: {string.Join(", ", parameters.Ignored)} (this server keeps its own socket settings)");
         }
 
+        accepted();
         console.Line($"Accepted iperf3 client {control.Remote}: {parameters.Parallel} stream(s) of {parameters.Length} B for {parameters.Seconds} s at " +
             $"{(parameters.BitsPerSecondPerStream == 0 ? "unlimited" : ValueParsers.FormatBits(parameters.BitsPerSecondPerStream) + " per stream")}" +
             $"{(parameters.Reverse ? ", reverse (server sends)" : string.Empty)}");

@@ -1,4 +1,5 @@
 using Salvo.Perf.Protocol;
+using Salvo.Perf.Threading;
 
 namespace Salvo.Perf.Iperf3;
 
@@ -54,11 +55,7 @@ internal sealed class Iperf3StreamReceiver : IDisposable
     public void Dispose()
     {
         _stopped = true;
-        if (_thread.ThreadState != ThreadState.Unstarted)
-        {
-            _thread.Join(Poll * 4);
-        }
-
+        _thread.JoinIfStarted(Poll * 4);
         _socket.Dispose();
     }
 

@@ -64,8 +64,7 @@ internal static class ServerCommand
 
             if (await Iperf3.ControlProtocolDetector.IsIperf3Async(client, HelloTimeout, cancellationToken).ConfigureAwait(false))
             {
-                await Iperf3.Iperf3ServerSession.ServeAsync(console, client, engine, interval, cancellationToken).ConfigureAwait(false);
-                cancellationToken.ThrowIfCancellationRequested();
+                served = await Iperf3.Iperf3ServerSession.ServeAsync(console, client, engine, interval, cancellationToken).ConfigureAwait(false) || served;
                 continue;
             }
 

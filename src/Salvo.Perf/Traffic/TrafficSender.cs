@@ -2,6 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Pacing;
 using Salvo.Perf.Protocol;
+using Salvo.Perf.Threading;
 
 namespace Salvo.Perf.Traffic;
 
@@ -86,9 +87,9 @@ internal sealed class TrafficSender : IDisposable
     public void Dispose()
     {
         _stop.Cancel();
-        foreach (var thread in _threads.Where(t => t.ThreadState != ThreadState.Unstarted))
+        foreach (var thread in _threads)
         {
-            thread.Join(TimeSpan.FromSeconds(2));
+            thread.JoinIfStarted(TimeSpan.FromSeconds(2));
         }
 
         foreach (var socket in _sockets)

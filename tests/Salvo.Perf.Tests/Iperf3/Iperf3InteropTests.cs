@@ -72,6 +72,20 @@ public sealed class Iperf3InteropTests
     }
 
     [Iperf3Fact]
+    public async Task OneOffServer_AfterARefusedClientAndOneTest_Exits()
+    {
+        await using var server = await SalvoServerUnderTest.StartAsync(oneOff: true);
+
+        // A refused TCP test is no test: the one-off server keeps waiting.
+        await Iperf3Binary.RunAsync("-c", "127.0.0.1", "-p", Port(server), "-t", "1");
+        Assert.True(await server.WaitForLogAsync("TCP tests are not supported"), server.Log);
+        Assert.False(server.Stopped, server.Log);
+
+        await AssertServesStockClientAsync(server, reportNumber: 1);
+        Assert.Equal(0, await server.StoppedAsync());
+    }
+
+    [Iperf3Fact]
     public async Task StockTcpClient_IsRefusedNamingUdp_AndTheServerServesTheNextClient()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
