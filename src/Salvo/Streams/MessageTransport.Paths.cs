@@ -1,6 +1,5 @@
 using System.Net;
 using System.Net.Sockets;
-using System.Security.Cryptography;
 
 namespace Salvo.Streams;
 
@@ -56,6 +55,11 @@ public sealed partial class MessageTransport
         {
             // Disposed: DisposeAsync closes what is open, old path included.
         }
+        catch (Exception e)
+        {
+            // Anything else ends path switching but must not keep DisposeAsync from closing the sockets.
+            TransportLog.PathSwitchingFailed(_logger, remote, e);
+        }
     }
 
     /// <summary>Probes UDP on the back-off schedule; returns once new messages go over UDP.</summary>
@@ -65,10 +69,23 @@ public sealed partial class MessageTransport
         for (var probes = 1; ; probes++)
         {
             await Task.Delay(schedule.Next(), _options.TimeProvider, token).ConfigureAwait(false);
-            var (socket, batch, failure) = await OpenUdpAsync(remote, handshake: true, token).ConfigureAwait(false);
+            DatagramSocket? socket;
+            ReceiveBatch? batch;
+            string? failure;
+            try
+            {
+                (socket, batch, failure) = await OpenUdpAsync(remote, handshake: true, token).ConfigureAwait(false);
+            }
+            catch (SocketException e)
+            {
+                // No route during the very outage the probe waits out (connect(2) on the new socket says
+                // ENETUNREACH): an unanswered probe, not the end of probing.
+                (socket, batch, failure) = (null, null, e.Message);
+            }
+
             if (socket is not null)
             {
-                UseUdp(socket, batch, $"UDP probe {probes} was answered; TCP closes in {_options.SwitchGracePeriod.TotalMilliseconds:0} ms", switching: true);
+                UseUdp(socket, batch!, $"UDP probe {probes} was answered; TCP closes in {_options.SwitchGracePeriod.TotalMilliseconds:0} ms", switching: true);
                 return;
             }
 
@@ -83,9 +100,7 @@ public sealed partial class MessageTransport
         var misses = 0;
         while (true)
         {
-            var nonce = BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(sizeof(ulong)));
-            Volatile.Write(ref _keepaliveAnswered, 0);
-            Volatile.Write(ref _keepaliveNonce, nonce);
+            var nonce = UdpEnvelope.NewNonce();
             UdpEnvelope.WriteHandshake(hello, UdpEnvelope.Hello, nonce);
             try
             {
@@ -97,7 +112,7 @@ public sealed partial class MessageTransport
             }
 
             await Task.Delay(_options.UdpKeepaliveInterval, _options.TimeProvider, token).ConfigureAwait(false);
-            if (Volatile.Read(ref _keepaliveAnswered) == 1)
+            if (Volatile.Read(ref _lastHelloAck) == nonce)
             {
                 misses = 0;
                 continue;
@@ -122,11 +137,9 @@ public sealed partial class MessageTransport
         }
     }
 
-    private void NoteHelloAck(ulong nonce)
-    {
-        if (nonce == Volatile.Read(ref _keepaliveNonce))
-        {
-            Volatile.Write(ref _keepaliveAnswered, 1);
-        }
-    }
+    /// <summary>
+    /// Keeps the nonce of the latest HELLO-ACK: the keepalive loop compares it with the nonce it sent, so an answer
+    /// to an earlier HELLO can never count for a later one.
+    /// </summary>
+    private void NoteHelloAck(ulong nonce) => Volatile.Write(ref _lastHelloAck, nonce);
 }

@@ -30,8 +30,7 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
     private StreamClient? _tcpClient;
     private StreamConnection? _tcp;
     private Task _paths = Task.CompletedTask;
-    private ulong _keepaliveNonce;
-    private int _keepaliveAnswered;
+    private ulong _lastHelloAck;
     private volatile TransportKind _transport;
     private long _transportSwitches;
     private int _disposed;
@@ -93,14 +92,20 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
         if (socket is not null)
         {
             UseUdp(socket, batch, _options.Mode == TransportMode.UdpOnly ? "mode is UdpOnly" : "the server answered the UDP handshake", switching: false);
-            StartPathSwitching(remote);
-            return;
+        }
+        else
+        {
+            await ConnectTcpAfterUdpAsync(remote, failure!, cancellationToken).ConfigureAwait(false);
         }
 
+        StartPathSwitching(remote);
+    }
+
+    private async Task ConnectTcpAfterUdpAsync(IPEndPoint remote, string failure, CancellationToken cancellationToken)
+    {
         try
         {
-            await ConnectTcpAsync(remote, failure!, switching: false, cancellationToken).ConfigureAwait(false);
-            StartPathSwitching(remote);
+            await ConnectTcpAsync(remote, failure, switching: false, cancellationToken).ConfigureAwait(false);
         }
         catch (SocketException e)
         {
@@ -133,7 +138,7 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
         }
 
         await _stopping.CancelAsync().ConfigureAwait(false);
-        await _paths.ConfigureAwait(false);
+        await _paths.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         _udp?.Dispose();
         await _udpLoop.ConfigureAwait(false);
         await CloseTcpAsync().ConfigureAwait(false);
@@ -216,21 +221,14 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
 
         _transport = transport;
         TransportLog.Selected(_logger, RemoteEndPoint!, transport, reason);
-        if (!switching)
-        {
-            // At connect time a throwing handler fails ConnectAsync, where the caller sees it.
-            TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
-            return;
-        }
-
         try
         {
             TransportSelected?.Invoke(this, new TransportSelectedEventArgs(transport, reason));
         }
-        catch (Exception e)
+        catch (Exception e) when (switching)
         {
-            // A switch runs on the transport's own schedule with no caller to hand the exception to; one
-            // faulty handler must not stop every later switch.
+            // A switch runs on the transport's own schedule with no caller to hand the exception to; one faulty
+            // handler must not stop every later switch. At connect time the exception fails ConnectAsync instead.
             TransportLog.SelectedHandlerFailed(_logger, RemoteEndPoint!, transport, e);
         }
     }
@@ -252,6 +250,12 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
             // Port unreachable or the kernel refused the datagram: counted in the socket's statistics.
             return false;
         }
+        catch (ObjectDisposedException) when (Volatile.Read(ref _disposed) == 0 && Transport == TransportKind.Tcp)
+        {
+            // A send that chose UDP just before a move to TCP and reached the old socket after its grace period:
+            // the transport is still open, so the message goes the way new messages go.
+            return await _tcp!.SendAsync(message, cancellationToken).ConfigureAwait(false);
+        }
         finally
         {
             ArrayPool<byte>.Shared.Return(datagram);
@@ -267,15 +271,19 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
                 await socket.ReceiveAsync(batch, _stopping.Token).ConfigureAwait(false);
                 foreach (var datagram in batch)
                 {
-                    if (!datagram.IsTruncated && UdpEnvelope.TryReadHandshake(datagram.Payload, UdpEnvelope.HelloAck, out var nonce))
+                    if (datagram.IsTruncated || datagram.Length == 0)
                     {
-                        NoteHelloAck(nonce);
                         continue;
                     }
 
-                    if (datagram.IsTruncated || datagram.Length == 0 || datagram.Payload[0] != UdpEnvelope.Data)
+                    if (datagram.Payload[0] != UdpEnvelope.Data)
                     {
-                        // Late HELLO-ACKs for resent HELLOs land here too.
+                        // A HELLO-ACK answers a keepalive (or a resent handshake HELLO); anything else is not ours.
+                        if (UdpEnvelope.TryReadHandshake(datagram.Payload, UdpEnvelope.HelloAck, out var nonce))
+                        {
+                            NoteHelloAck(nonce);
+                        }
+
                         continue;
                     }
 

@@ -245,7 +245,6 @@ public sealed class MessageTransportReprobeTests
         await WaitUntilAsync(() => server.Tcp!.ConnectionCount == 0, "the TCP connection to close after the grace period");
 
         Assert.Equal(2, transport.TransportSwitches);
-        Assert.True(sentOverTcp > 0);
         Assert.Equal(sentOverTcp, _serverPaths[TransportKind.Tcp]);
         Assert.Equal(150, _serverPaths[TransportKind.Udp]);
         Assert.Equal(Enumerable.Range(0, next), _serverCounts.Keys.Order());

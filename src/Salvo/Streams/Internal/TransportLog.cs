@@ -23,4 +23,7 @@ internal static partial class TransportLog
 
     [LoggerMessage(EventId = 3106, Level = LogLevel.Error, Message = "A TransportSelected handler threw while messages with {RemoteEndPoint} moved to {Transport}; the move stands")]
     public static partial void SelectedHandlerFailed(ILogger logger, EndPoint remoteEndPoint, TransportKind transport, Exception exception);
+
+    [LoggerMessage(EventId = 3107, Level = LogLevel.Error, Message = "Moving messages with {RemoteEndPoint} between UDP and TCP stopped on an unexpected error; the path in use stays")]
+    public static partial void PathSwitchingFailed(ILogger logger, EndPoint remoteEndPoint, Exception exception);
 }

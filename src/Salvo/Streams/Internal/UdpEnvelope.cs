@@ -27,6 +27,14 @@ internal static class UdpEnvelope
         }
     }
 
+    /// <summary>A random 64-bit handshake nonce, without an allocation.</summary>
+    public static ulong NewNonce()
+    {
+        Span<byte> bytes = stackalloc byte[sizeof(ulong)];
+        System.Security.Cryptography.RandomNumberGenerator.Fill(bytes);
+        return BitConverter.ToUInt64(bytes);
+    }
+
     public static void WriteHandshake(Span<byte> destination, byte type, ulong nonce)
     {
         destination[0] = type;

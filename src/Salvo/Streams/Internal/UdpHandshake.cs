@@ -1,5 +1,4 @@
 using System.Net.Sockets;
-using System.Security.Cryptography;
 
 namespace Salvo.Streams;
 
@@ -13,7 +12,7 @@ internal static class UdpHandshake
     public static async Task<string?> RunAsync(
         DatagramSocket socket, ReceiveBatch batch, TimeSpan timeout, int attempts, CancellationToken cancellationToken)
     {
-        var nonce = BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(sizeof(ulong)));
+        var nonce = UdpEnvelope.NewNonce();
         var hello = new byte[UdpEnvelope.HandshakeLength];
         UdpEnvelope.WriteHandshake(hello, UdpEnvelope.Hello, nonce);
         var interval = timeout / attempts;
