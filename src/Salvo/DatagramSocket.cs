@@ -216,8 +216,7 @@ public sealed class DatagramSocket : IDisposable
         var address = Interlocked.Exchange(ref _cachedSendAddress, null) ?? new SocketAddress(AddressFamily);
         try
         {
-            (AddressFamily == AddressFamily.InterNetworkV6 ? destination.MapToIPv6() : destination).WriteTo(address);
-            await _pal.Socket.SendToAsync(payload, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
+            await _pal.Socket.SendToAsync(payload, SocketFlags.None, _pal.WriteDestination(address, destination), cancellationToken).ConfigureAwait(false);
             _counters.OnSent(1, payload.Length);
         }
         catch (SocketException e) when (e.SocketErrorCode != SocketError.OperationAborted && !_pal.IsDisposed)

@@ -74,7 +74,7 @@ internal abstract class DatagramPal : IDisposable
         IsIPv6 || destination.Family != AddressFamily.InterNetworkV6;
 
     /// <summary>Writes <paramref name="destination"/> into a reusable holder, IPv4-mapped on an IPv6 socket.</summary>
-    protected SocketAddress WriteDestination(SocketAddress holder, DatagramAddress destination)
+    internal SocketAddress WriteDestination(SocketAddress holder, DatagramAddress destination)
     {
         (IsIPv6 ? destination.MapToIPv6() : destination).WriteTo(holder);
         return holder;

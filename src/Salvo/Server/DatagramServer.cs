@@ -200,7 +200,7 @@ public sealed class DatagramServer : IAsyncDisposable
     {
         var workers = _workers;
         long? kernelDrops = ReadKernelDrops()?.Sum();
-        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, kernelDrops);
+        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, kernelDrops);
         foreach (var worker in workers)
         {
             var s = worker.Counters.Snapshot(worker.QueueDepth, null);

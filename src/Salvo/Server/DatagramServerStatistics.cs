@@ -18,7 +18,6 @@ namespace Salvo.Server;
 /// <param name="DroppedAtStop">Datagrams received but still queued when a stop gave up draining.</param>
 /// <param name="HandlerErrors">Handler calls that threw.</param>
 /// <param name="ReceiveErrors">Unexpected receive failures survived by a worker.</param>
-/// <param name="BusyPollDatagrams">Datagrams received during a <see cref="DatagramServerOptions.BusyPoll"/> spin, without a wake-up (part of <see cref="DatagramsReceived"/>; 0 when busy polling is off).</param>
 /// <param name="QueueDepth">Datagrams queued now, waiting for the handler.</param>
 /// <param name="KernelDrops">Datagrams the kernel dropped on these sockets because the receive buffer was full (Linux: /proc/net/udp); null where the OS does not say.</param>
 public readonly record struct DatagramServerStatistics(
@@ -34,10 +33,16 @@ public readonly record struct DatagramServerStatistics(
     long DroppedAtStop,
     long HandlerErrors,
     long ReceiveErrors,
-    long BusyPollDatagrams,
     long QueueDepth,
     long? KernelDrops)
 {
+    /// <summary>
+    /// Datagrams received during a <see cref="DatagramServerOptions.BusyPoll"/> spin, without a wake-up (part of
+    /// <see cref="DatagramsReceived"/>; 0 when busy polling is off). A property rather than a constructor parameter,
+    /// so code that builds or deconstructs the record by position keeps compiling.
+    /// </summary>
+    public long BusyPollDatagrams { get; init; }
+
     /// <summary>Datagrams the server dropped after receiving them, all reasons (kernel drops not included).</summary>
     public long DatagramsDropped => DroppedQueueFull + DroppedTruncated + DroppedAtStop;
 }

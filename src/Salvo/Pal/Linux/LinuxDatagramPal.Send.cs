@@ -46,7 +46,7 @@ internal sealed partial class LinuxDatagramPal
                 var first = vectors.FirstEntry(message);
                 for (var i = first; i < first + vectors.EntryCount(message); i++)
                 {
-                    accepted += await SendOneThroughRuntimeAsync(batch, i, cancellationToken).ConfigureAwait(false) ? 1 : 0;
+                    accepted += await SendOneThroughRuntimeAsync(batch, vectors, i, cancellationToken).ConfigureAwait(false) ? 1 : 0;
                 }
 
                 message++;
@@ -208,7 +208,7 @@ internal sealed partial class LinuxDatagramPal
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<bool> SendOneThroughRuntimeAsync(SendBatch batch, int index, CancellationToken cancellationToken)
+    private async ValueTask<bool> SendOneThroughRuntimeAsync(SendBatch batch, LinuxSendVectors vectors, int index, CancellationToken cancellationToken)
     {
         var payload = batch.GetMemory(index);
         var destination = batch.GetDestination(index);
@@ -223,7 +223,6 @@ internal sealed partial class LinuxDatagramPal
         {
             if (destination.HasValue)
             {
-                var vectors = VectorsOf(batch);
                 var address = WriteDestination(vectors.DestinationHolder ??= new SocketAddress(Socket.AddressFamily), destination);
                 await Socket.SendToAsync(payload, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
             }

@@ -87,6 +87,12 @@ internal sealed class LinuxPlatform : Platform
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) => LinuxGatheredSend.TrySend(socket, queue);
 
-    private static void SetInt(Socket socket, int level, int name, int value) =>
-        socket.SetRawSocketOption(level, name, BitConverter.GetBytes(value));
+    private static void SetInt(Socket socket, int level, int name, int value)
+    {
+        var errno = LinuxSocketOption.TrySet(socket.SafeHandle, level, name, value);
+        if (errno != Errno.None)
+        {
+            throw new SocketException((int)errno.ToSocketError());
+        }
+    }
 }

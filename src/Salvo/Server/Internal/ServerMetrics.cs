@@ -15,7 +15,12 @@ internal sealed class ServerMetrics : IDisposable
 
     private readonly Meter _meter;
     private readonly bool _ownsMeter;
-    private int _disposed;
+    private readonly KeyValuePair<string, object?>[] _observedTags;
+
+    // The observable instruments' sources, cleared on dispose: a factory's meter outlives the server and keeps its
+    // instruments (they cannot be removed one by one), so they must not keep the server itself alive.
+    private Func<long>? _queueDepth;
+    private Func<long?>? _kernelDrops;
     private readonly Counter<long> _received;
     private readonly Counter<long> _receivedBytes;
     private readonly Counter<long> _sent;
@@ -35,7 +40,9 @@ internal sealed class ServerMetrics : IDisposable
         _transport = new("network.transport", "udp");
         _type = new("network.type", family == AddressFamily.InterNetworkV6 ? "ipv6" : "ipv4");
         _port = new("server.port", port);
-        KeyValuePair<string, object?>[] tags = [_transport, _type, _port];
+        _observedTags = [_transport, _type, _port];
+        _queueDepth = queueDepth;
+        _kernelDrops = kernelDrops;
 
         _received = _meter.CreateCounter<long>("salvo.server.datagrams.received", "{datagram}", "Datagrams received.");
         _receivedBytes = _meter.CreateCounter<long>("salvo.server.bytes.received", "By", "Payload bytes received.");
@@ -48,9 +55,9 @@ internal sealed class ServerMetrics : IDisposable
             "salvo.server.batch.size", "{datagram}", "Datagrams per receive call.",
             advice: new InstrumentAdvice<int> { HistogramBucketBoundaries = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] });
         _meter.CreateObservableUpDownCounter(
-            "salvo.server.queue.depth", () => Observe(() => queueDepth(), tags), "{datagram}", "Datagrams queued for handlers.");
+            "salvo.server.queue.depth", () => Observe(Volatile.Read(ref _queueDepth)?.Invoke()), "{datagram}", "Datagrams queued for handlers.");
         _meter.CreateObservableCounter(
-            "salvo.server.kernel.drops", () => Observe(kernelDrops, tags), "{datagram}",
+            "salvo.server.kernel.drops", () => Observe(Volatile.Read(ref _kernelDrops)?.Invoke()), "{datagram}",
             "Datagrams the kernel dropped on the server's sockets because the receive buffer was full (Linux /proc/net/udp).");
     }
 
@@ -79,18 +86,18 @@ internal sealed class ServerMetrics : IDisposable
     public void OnHandlerError() => _handlerErrors.Add(1, Tags());
 
     /// <summary>A factory's meter outlives the server: its observable instruments then report nothing more.</summary>
-    private bool IsDisposed => Volatile.Read(ref _disposed) != 0;
-
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) == 0 && _ownsMeter)
+        Volatile.Write(ref _queueDepth, null);
+        Volatile.Write(ref _kernelDrops, null);
+        if (_ownsMeter)
         {
             _meter.Dispose();
         }
     }
 
-    private IEnumerable<Measurement<long>> Observe(Func<long?> value, KeyValuePair<string, object?>[] tags) =>
-        !IsDisposed && value() is long observed ? [new Measurement<long>(observed, tags)] : [];
+    private IEnumerable<Measurement<long>> Observe(long? value) =>
+        value is long observed ? [new Measurement<long>(observed, _observedTags)] : [];
 
     // TagList holds up to eight tags inline: recording allocates nothing.
     private TagList Tags() => new() { _transport, _type, _port };

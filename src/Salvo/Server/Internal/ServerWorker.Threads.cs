@@ -79,7 +79,7 @@ internal sealed partial class ServerWorker
 
     private int ReceiveBlocking()
     {
-        if (_socket.BlockingReceiveWakesOnClose)
+        if (_blockingReceiveWakesOnClose)
         {
             if (_busyPollTicks > 0 && SpinReceive() is var spun and > 0)
             {

@@ -29,6 +29,9 @@ internal sealed partial class ServerWorker
     private readonly QueueOverflowPolicy _policy;
     private readonly bool _deliverTruncated;
     private readonly long _busyPollTicks;
+
+    // A fixed property of the socket's backend, read once rather than through the backend on every batch.
+    private readonly bool _blockingReceiveWakesOnClose;
     private readonly CancellationToken _receiveStop;
     private readonly CancellationToken _drainStop;
     private readonly LogRateLimiter _handlerLog = new();
@@ -63,6 +66,7 @@ internal sealed partial class ServerWorker
             _processBatch = new ReceiveBatch(options.BatchSize, options.MaxDatagramSize);
         }
 
+        _blockingReceiveWakesOnClose = socket.BlockingReceiveWakesOnClose;
         if (socket.CanSpinReceive && options.BusyPoll > TimeSpan.Zero)
         {
             _busyPollTicks = (long)(options.BusyPoll.TotalSeconds * Stopwatch.Frequency);

@@ -72,9 +72,11 @@ internal sealed class WorkerCounters(ServerMetrics metrics)
         Interlocked.Read(ref _droppedAtStop),
         Interlocked.Read(ref _handlerErrors),
         Interlocked.Read(ref _receiveErrors),
-        Interlocked.Read(ref _busyPollDatagrams),
         queueDepth,
-        kernelDrops);
+        kernelDrops)
+    {
+        BusyPollDatagrams = Interlocked.Read(ref _busyPollDatagrams),
+    };
 
     private void Drop(ref long counter, int datagrams, string reason)
     {
