@@ -86,6 +86,23 @@ public sealed class ServerClientTests
     }
 
     [Fact]
+    public async Task SilentConnection_IsRejectedOnceSorted_AndTheServerServesTheNextClient()
+    {
+        await using var server = await SalvoServerUnderTest.StartAsync(oneOff: true);
+
+        // Connected and silent, as a port scan that leaves the connection open: the sorting that tells sockperf,
+        // iperf3 and Salvo apart gives up on it once, and the control loop rejects it without waiting again.
+        using var silent = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        await silent.ConnectAsync(IPAddress.Loopback, server.Port);
+
+        Assert.True(await server.WaitForLogAsync("sent nothing within 10 s; waiting for the next client"), server.Log);
+        Assert.False(server.Stopped, server.Log);
+        var (exit, output) = await RunClientAsync(server.Port, reverse: false);
+        Assert.True(exit == 0, output + server.Log);
+        Assert.Equal(0, await server.StoppedAsync());
+    }
+
+    [Fact]
     public async Task OneOffServer_BareConnectAndGarbage_DoNotUseUpTheOneTest()
     {
         await using var server = await SalvoServerUnderTest.StartAsync(oneOff: true);

@@ -1,19 +1,21 @@
 using System.Net.Sockets;
 using System.Threading.Channels;
+using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Sockperf;
 
 /// <summary>
 /// Accepts on <c>salvo server</c>'s TCP port and looks at each connection's first bytes (MSG_PEEK, so
 /// nothing is consumed): a sockperf client is served on its own task, anything else is handed, untouched,
-/// to the control loop through <see cref="AcceptAsync"/>. Each connection is sorted on its own task
+/// to the control loop through <see cref="AcceptAsync"/> with what its first byte says it is (Salvo, iperf3, or
+/// silent), so that loop neither peeks again nor waits a second time for a peer that sends nothing. Each connection is sorted on its own task
 /// because a sockperf 3.7 TCP client connects and then waits 2 s before its first message (seen on the
 /// wire), which must not hold up the next client.
 /// </summary>
 internal sealed class SockperfTcpDiverter : IDisposable
 {
-    /// <summary>How long a connection may stay silent before it goes to the control loop anyway (which then times it out).</summary>
-    private static readonly TimeSpan SortTimeout = TimeSpan.FromSeconds(10);
+    /// <summary>How long a connection may stay silent before it goes to the control loop as <see cref="ControlClientKind.Silent"/>.</summary>
+    public static readonly TimeSpan SortTimeout = TimeSpan.FromSeconds(10);
 
     /// <summary>Between peeks while fewer than a header's bytes have arrived.</summary>
     private static readonly TimeSpan PeekRetry = TimeSpan.FromMilliseconds(10);
@@ -21,7 +23,7 @@ internal sealed class SockperfTcpDiverter : IDisposable
     private readonly Socket _listener;
     private readonly SockperfService _service;
     private readonly CancellationTokenSource _stop;
-    private readonly Channel<Socket> _others = Channel.CreateBounded<Socket>(4);
+    private readonly Channel<(Socket Socket, ControlClientKind Kind)> _others = Channel.CreateBounded<(Socket, ControlClientKind)>(4);
     private readonly Task _acceptLoop;
 
     public SockperfTcpDiverter(Socket listener, SockperfService service, CancellationToken cancellationToken)
@@ -32,9 +34,9 @@ internal sealed class SockperfTcpDiverter : IDisposable
         _acceptLoop = Task.Run(AcceptLoopAsync, CancellationToken.None);
     }
 
-    /// <summary>The next connection that is not sockperf's.</summary>
+    /// <summary>The next connection that is not sockperf's, and who opened it.</summary>
     /// <exception cref="OperationCanceledException">The server is stopping.</exception>
-    public async Task<Socket> AcceptAsync(CancellationToken cancellationToken)
+    public async Task<(Socket Socket, ControlClientKind Kind)> AcceptAsync(CancellationToken cancellationToken)
     {
         try
         {
@@ -50,9 +52,9 @@ internal sealed class SockperfTcpDiverter : IDisposable
     {
         _stop.Cancel();
         _acceptLoop.Wait(TimeSpan.FromSeconds(5));
-        while (_others.Reader.TryRead(out var socket))
+        while (_others.Reader.TryRead(out var other))
         {
-            socket.Dispose();
+            other.Socket.Dispose();
         }
 
         _stop.Dispose();
@@ -65,7 +67,7 @@ internal sealed class SockperfTcpDiverter : IDisposable
             while (!_stop.IsCancellationRequested)
             {
                 var socket = await _listener.AcceptAsync(_stop.Token).ConfigureAwait(false);
-                _ = Task.Run(() => SortAsync(socket), CancellationToken.None);
+                _ = Task.Run(() => HandOnAsync(socket), CancellationToken.None);
             }
         }
         catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
@@ -78,17 +80,18 @@ internal sealed class SockperfTcpDiverter : IDisposable
         }
     }
 
-    private async Task SortAsync(Socket socket)
+    private async Task HandOnAsync(Socket socket)
     {
         try
         {
-            if (await IsSockperfAsync(socket).ConfigureAwait(false))
+            var kind = await SortAsync(socket, _stop.Token).ConfigureAwait(false);
+            if (kind is null)
             {
                 await SockperfTcpConnection.ServeAsync(socket, _service, _stop.Token).ConfigureAwait(false);
                 return;
             }
 
-            await _others.Writer.WriteAsync(socket, _stop.Token).ConfigureAwait(false);
+            await _others.Writer.WriteAsync((socket, kind.Value), _stop.Token).ConfigureAwait(false);
         }
         catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException or ChannelClosedException)
         {
@@ -96,10 +99,11 @@ internal sealed class SockperfTcpDiverter : IDisposable
         }
     }
 
-    private async Task<bool> IsSockperfAsync(Socket socket)
+    /// <summary>Null for a sockperf client, else who opened the connection.</summary>
+    private static async Task<ControlClientKind?> SortAsync(Socket socket, CancellationToken stop)
     {
         var first = new byte[SockperfHeader.Size];
-        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(stop);
         deadline.CancelAfter(SortTimeout);
         try
         {
@@ -109,22 +113,23 @@ internal sealed class SockperfTcpDiverter : IDisposable
                 switch (SockperfServerRules.Sniff(first.AsSpan(0, peeked)))
                 {
                     case SockperfSniff.Sockperf:
-                        return true;
+                        return null;
                     case SockperfSniff.Other:
-                        return false;
+                        return Iperf3.Iperf3Cookie.CanStart(first[0]) ? ControlClientKind.Iperf3 : ControlClientKind.Salvo;
                 }
 
                 if (peeked == 0)
                 {
-                    return false;
+                    // Closed before a byte: the control loop reads the end of the stream at once and says so.
+                    return ControlClientKind.Salvo;
                 }
 
                 await Task.Delay(PeekRetry, deadline.Token).ConfigureAwait(false);
             }
         }
-        catch (OperationCanceledException) when (!_stop.IsCancellationRequested)
+        catch (OperationCanceledException) when (!stop.IsCancellationRequested)
         {
-            return false;
+            return ControlClientKind.Silent;
         }
     }
 }

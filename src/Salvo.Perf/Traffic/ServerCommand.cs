@@ -60,9 +60,15 @@ internal static class ServerCommand
         {
             // Ctrl+C while waiting or during a test ends the command as cancelled (exit 130, as in loopback);
             // the sockets close on the way out, so a client mid-test sees the connection end.
-            var client = await diverter.AcceptAsync(cancellationToken).ConfigureAwait(false);
+            var (client, kind) = await diverter.AcceptAsync(cancellationToken).ConfigureAwait(false);
+            if (kind == ControlClientKind.Silent)
+            {
+                console.Note($"salvo server: rejected {client.RemoteEndPoint}: sent nothing within {SockperfTcpDiverter.SortTimeout.TotalSeconds:0} s; waiting for the next client");
+                client.Dispose();
+                continue;
+            }
 
-            if (await Iperf3.ControlProtocolDetector.IsIperf3Async(client, HelloTimeout, cancellationToken).ConfigureAwait(false))
+            if (kind == ControlClientKind.Iperf3)
             {
                 served = await Iperf3.Iperf3ServerSession.ServeAsync(console, client, engine, interval, cancellationToken).ConfigureAwait(false) || served;
                 continue;
