@@ -99,10 +99,7 @@ internal static class Iperf3Client
                 return (counts.Sum(c => c.Datagrams), counts.Sum(c => c.Bytes), counts.Sum(c => c.Lost), counts.Average(c => c.JitterNanoseconds) / 1000);
             }, Task.Delay(TimeSpan.FromSeconds(parameters.Seconds), cancellationToken)).ConfigureAwait(false);
             await control.WriteStateAsync(Iperf3State.TestEnd, cancellationToken).ConfigureAwait(false);
-            foreach (var receiver in receivers)
-            {
-                receiver.StopWhenIdle(TimeSpan.FromSeconds(2));
-            }
+            Iperf3StreamReceiver.StopAllWhenIdle(receivers, TimeSpan.FromSeconds(2));
 
             var seconds = Math.Min(clock.Elapsed.TotalSeconds, parameters.Seconds);
             var cpu = CpuClock.Process() - cpuStart;

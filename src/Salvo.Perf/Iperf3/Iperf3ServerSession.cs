@@ -160,10 +160,7 @@ internal static class Iperf3ServerSession
             }, end).ConfigureAwait(false);
             await end.ConfigureAwait(false);
             var seconds = Math.Min(clock.Elapsed.TotalSeconds, parameters.Seconds);
-            foreach (var receiver in receivers)
-            {
-                receiver.StopWhenIdle(TimeSpan.FromSeconds(2));
-            }
+            Iperf3StreamReceiver.StopAllWhenIdle(receivers, TimeSpan.FromSeconds(2));
 
             var cpu = CpuClock.Process() - cpuStart;
             var peer = await ExchangeResultsAsync(control, p => Iperf3Sides.ReceiverResults(receivers, Iperf3Sides.MatchStreams(p, receivers.Length), seconds, cpu), cancellationToken).ConfigureAwait(false);

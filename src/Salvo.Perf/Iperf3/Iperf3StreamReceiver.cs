@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Threading;
 
@@ -34,21 +35,34 @@ internal sealed class Iperf3StreamReceiver : IDisposable
     /// <summary>iperf3's stream id.</summary>
     public int Id { get; }
 
-    /// <summary>The counts so far (racy while datagrams arrive; exact after <see cref="StopWhenIdle"/>).</summary>
+    /// <summary>The counts so far (racy while datagrams arrive; exact after <see cref="StopAllWhenIdle"/>).</summary>
     public Iperf3StreamCounts Counts => new(_tracker.Received, Volatile.Read(ref _bytes), _tracker.Lost, _tracker.Highest + 1, _tracker.OutOfOrder,
         _tracker.Duplicates, Volatile.Read(ref _malformed), _tracker.JitterNanoseconds);
 
     /// <summary>Starts receiving.</summary>
     public void Start() => _thread.Start();
 
-    /// <summary>Reads what is still queued, stops at the first quiet <see cref="Poll"/>, at most <paramref name="limit"/>.</summary>
-    public void StopWhenIdle(TimeSpan limit)
+    /// <summary>
+    /// Has every stream read what is still queued and stop at its first quiet <see cref="Poll"/>, all within one
+    /// <paramref name="limit"/>: every stream is told first, so with -P 128 they drain together, not in turn.
+    /// </summary>
+    public static void StopAllWhenIdle(IReadOnlyList<Iperf3StreamReceiver> receivers, TimeSpan limit)
     {
-        _stopWhenIdle = true;
-        if (!_thread.Join(limit))
+        foreach (var receiver in receivers)
         {
-            _stopped = true;
-            _thread.Join(Poll * 4);
+            receiver._stopWhenIdle = true;
+        }
+
+        var deadline = Stopwatch.GetTimestamp() + (long)(limit.TotalSeconds * Stopwatch.Frequency);
+        var busy = receivers.Where(r => !r._thread.Join(TimeSpan.FromTicks(Math.Max(0, Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), deadline).Ticks)))).ToArray();
+        foreach (var receiver in busy)
+        {
+            receiver._stopped = true;
+        }
+
+        foreach (var receiver in busy)
+        {
+            receiver._thread.Join(Poll * 4);
         }
     }
 
