@@ -12,9 +12,11 @@ internal static class SockperfServerRules
 
     /// <summary>What to do with one UDP datagram, which must hold exactly one message.</summary>
     public static SockperfVerdict DecideDatagram(ReadOnlySpan<byte> datagram) =>
-        SockperfHeader.TryRead(datagram, out var header) != SockperfHeaderError.None || header.Length != datagram.Length
-            ? SockperfVerdict.Malformed
-            : Decide(header);
+        SockperfHeader.TryRead(datagram, out var header) != SockperfHeaderError.None ? SockperfVerdict.Malformed : DecideDatagram(header, datagram.Length);
+
+    /// <summary>What to do with one UDP datagram of <paramref name="length"/> bytes whose header is already read.</summary>
+    public static SockperfVerdict DecideDatagram(in SockperfHeader header, int length) =>
+        header.Length != length ? SockperfVerdict.Malformed : Decide(header);
 
     /// <summary>
     /// Writes the answer to <paramref name="message"/>: the same bytes with the client flag cleared (the

@@ -46,12 +46,12 @@ internal sealed class SockperfService
     public bool TryAnswerDatagram(int worker, in ReceivedDatagram datagram, SendBatch replies)
     {
         var payload = datagram.Payload;
-        if (SockperfHeader.TryRead(payload, out _) != SockperfHeaderError.None)
+        if (SockperfHeader.TryRead(payload, out var header) != SockperfHeaderError.None)
         {
             return false;
         }
 
-        var verdict = datagram.IsTruncated ? SockperfVerdict.Malformed : SockperfServerRules.DecideDatagram(payload);
+        var verdict = datagram.IsTruncated ? SockperfVerdict.Malformed : SockperfServerRules.DecideDatagram(header, payload.Length);
         if (verdict == SockperfVerdict.Reply && replies.TryAdd(payload.Length, datagram.Source, out var reply))
         {
             SockperfServerRules.WriteReply(payload, reply);

@@ -178,13 +178,9 @@ internal sealed class ReceiveEngine : IReceiveEngine
                             RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _);
                         }
                     }
-                    else if (error is HeaderError.BadMagic or HeaderError.TooShort && _sockperf?.TryAnswerDatagram(worker, datagram, replies) == true)
+                    else if (error is HeaderError.BadMagic or HeaderError.TooShort && IsOtherProtocol(worker, datagram, replies))
                     {
-                        // A sockperf client's message, answered and counted by the sockperf service.
-                    }
-                    else if (error is HeaderError.BadMagic or HeaderError.TooShort && UnrecognisedDatagrams is { } unrecognised)
-                    {
-                        unrecognised(datagram.Payload, datagram.Source);
+                        // Another protocol's datagram on this port, handled by it.
                     }
                     else if (counters is not null)
                     {
@@ -202,6 +198,26 @@ internal sealed class ReceiveEngine : IReceiveEngine
         {
             // Disposed: the engine is shutting down.
         }
+    }
+
+    /// <summary>
+    /// A datagram without Salvo's header: a sockperf client's message (answered and counted by the sockperf service),
+    /// or one for an iperf3 test being set up; false when it is neither, so the test counts it as malformed.
+    /// </summary>
+    private bool IsOtherProtocol(int worker, in ReceivedDatagram datagram, SendBatch replies)
+    {
+        if (_sockperf?.TryAnswerDatagram(worker, datagram, replies) == true)
+        {
+            return true;
+        }
+
+        if (UnrecognisedDatagrams is { } unrecognised)
+        {
+            unrecognised(datagram.Payload, datagram.Source);
+            return true;
+        }
+
+        return false;
     }
 
     /// <summary>One worker's counters for one test; written by that worker only.</summary>
