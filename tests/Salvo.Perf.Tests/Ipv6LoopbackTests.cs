@@ -48,8 +48,10 @@ public sealed class Ipv6LoopbackTests
     {
         var (exit, output, error) = await Cli.RunAsync("soak", "-B", "::1", "-t", "3", "-r", "200", "-c", "2", "--json");
 
-        Assert.True(exit is 0 or 3, error);
+        // Under 15 s the run is too short to judge memory: exit 0 with that verdict, never 3.
+        Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);
+        Assert.Equal("too short", document.RootElement.GetProperty("verdict").GetString());
         Assert.Equal("::1", document.RootElement.GetProperty("address").GetString());
         var traffic = document.RootElement.GetProperty("traffic");
         Assert.True(traffic.GetProperty("datagramsEchoed").GetInt64() > 0, output);

@@ -46,14 +46,10 @@ public sealed class RrPlacementTests
         Assert.Contains("--responder-cpu", error.Message, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyFact]
+    [TwoCpuLinuxFact]
     public async Task Rr_ByDefault_ReportsTheClientAndResponderOnDifferentCpus()
     {
         var allowed = CpuAffinity.AllowedCpus();
-        if (allowed.Count < 2)
-        {
-            return;
-        }
 
         var (exit, output, error) = await Cli.RunAsync("rr", "-t", "0.3", "--warmup", "0.1", "--json");
 

@@ -26,7 +26,7 @@ public sealed class LinuxOnlyFactAttribute : FactAttribute
     }
 }
 
-/// <summary>A theory that needs Linux (the batched backend); skipped elsewhere with the reason.</summary>
+/// <summary>A theory that needs Linux (the batched backend, /proc); skipped elsewhere with the reason.</summary>
 public sealed class LinuxOnlyTheoryAttribute : TheoryAttribute
 {
     public LinuxOnlyTheoryAttribute()
@@ -43,4 +43,20 @@ public sealed class LinuxOnlyTheoryAttribute : TheoryAttribute
 public sealed class WholeProcessCollection
 {
     public const string Name = "Whole process";
+}
+
+/// <summary>A fact about placing threads on two different CPUs: needs Linux and two CPUs this process may use.</summary>
+public sealed class TwoCpuLinuxFactAttribute : FactAttribute
+{
+    public TwoCpuLinuxFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Needs Linux (sched_setaffinity).";
+        }
+        else if (Salvo.Perf.Measurement.CpuAffinity.AllowedCpus().Count < 2)
+        {
+            Skip = "Needs two CPUs this process may run on.";
+        }
+    }
 }

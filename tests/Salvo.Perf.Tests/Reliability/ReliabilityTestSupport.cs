@@ -76,18 +76,6 @@ internal static class Eventually
     }
 }
 
-/// <summary>A theory that needs Linux (/proc); skipped elsewhere with the reason.</summary>
-public sealed class LinuxOnlyTheoryAttribute : TheoryAttribute
-{
-    public LinuxOnlyTheoryAttribute()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Skip = "Needs Linux.";
-        }
-    }
-}
-
 /// <summary>Reads the port from a command's "listening on ADDRESS:PORT" line.</summary>
 internal static partial class Listening
 {

@@ -97,7 +97,7 @@ public sealed class MessageTransportReprobeTests
         Assert.Equal(1, server.Tcp!.ConnectionCount);
 
         _clock.Advance(Grace);
-        await WaitUntilAsync(() => server.Tcp!.ConnectionCount == 0, "the TCP connection to close after the grace period");
+        await StreamTestKit.WaitUntilAsync(() => server.Tcp!.ConnectionCount == 0, "the TCP connection to close after the grace period");
         await SendAndAwaitEchoAsync(transport, 7);
         Assert.Equal(1, _serverPaths[TransportKind.Udp]);
     }
@@ -239,10 +239,10 @@ public sealed class MessageTransportReprobeTests
             await SendAndAwaitEchoAsync(transport, next++);
         }
 
-        await WaitUntilAsync(() => _echoCounts.Count == next, "every echo, including those on TCP");
+        await StreamTestKit.WaitUntilAsync(() => _echoCounts.Count == next, "every echo, including those on TCP");
         await _clock.WaitForArmedTimersAsync(1);
         _clock.Advance(Grace);
-        await WaitUntilAsync(() => server.Tcp!.ConnectionCount == 0, "the TCP connection to close after the grace period");
+        await StreamTestKit.WaitUntilAsync(() => server.Tcp!.ConnectionCount == 0, "the TCP connection to close after the grace period");
 
         Assert.Equal(2, transport.TransportSwitches);
         Assert.Equal(sentOverTcp, _serverPaths[TransportKind.Tcp]);
@@ -261,16 +261,6 @@ public sealed class MessageTransportReprobeTests
     }
 
     private static int ReadNumber(ReadOnlySequence<byte> message) => BinaryPrimitives.ReadInt32BigEndian(message.ToArray());
-
-    private static async Task WaitUntilAsync(Func<bool> condition, string what)
-    {
-        var deadline = DateTime.UtcNow + RecordingHandler.Patience;
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, $"Waited too long for {what}.");
-            await Task.Delay(5);
-        }
-    }
 
     /// <summary>Moves the clock one keepalive interval at a time until the transport is on TCP.</summary>
     private async Task TickKeepalivesUntilTcpAsync(MessageTransport transport, int maxTicks)

@@ -8,16 +8,11 @@ namespace Salvo.Tunnel.Tests.Device;
 /// <summary>The device's socket is dual-stack: a peer reached over IPv6 and one over IPv4 both work.</summary>
 public sealed class TunnelDeviceDualStackTests
 {
-    [Theory]
+    [IPv6Theory]
     [InlineData("::1")]
     [InlineData("127.0.0.1")]
     public void PeerEndpoint_EitherFamily_CarriesPacketsBothWays(string loopback)
     {
-        if (!System.Net.Sockets.Socket.OSSupportsIPv6)
-        {
-            return;
-        }
-
         var keyA = WireGuardKey.GeneratePrivateKey();
         var keyB = WireGuardKey.GeneratePrivateKey();
         using var tunB = new MemoryTun("b");
