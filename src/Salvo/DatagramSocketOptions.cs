@@ -110,4 +110,7 @@ public sealed class DatagramSocketOptions
             throw new PlatformNotSupportedException(refusal);
         }
     }
+
+    /// <summary>A copy, so a socket or server opened from these options is not affected by later changes.</summary>
+    internal DatagramSocketOptions Clone() => (DatagramSocketOptions)MemberwiseClone();
 }

@@ -11,11 +11,13 @@ namespace Salvo.Server;
 /// </remarks>
 public readonly struct DatagramContext
 {
-    internal DatagramContext(ReceiveBatch datagrams, SendBatch replies, int workerIndex, CancellationToken stopping)
+    private readonly ServerWorker _worker;
+
+    internal DatagramContext(ReceiveBatch datagrams, SendBatch replies, ServerWorker worker, CancellationToken stopping)
     {
         Datagrams = datagrams;
         Replies = replies;
-        WorkerIndex = workerIndex;
+        _worker = worker;
         Stopping = stopping;
     }
 
@@ -32,8 +34,27 @@ public readonly struct DatagramContext
     /// The worker running the handler, 0 to <see cref="DatagramServerOptions.Workers"/> - 1; on Linux one
     /// flow always lands on the same worker, so per-worker state needs no lock.
     /// </summary>
-    public int WorkerIndex { get; }
+    public int WorkerIndex => _worker.Index;
 
     /// <summary>Cancelled when the server gives up draining during a stop; a long handler should end then.</summary>
     public CancellationToken Stopping { get; }
+
+    /// <summary>
+    /// Adds a reply to <paramref name="request"/>: sent to its source and, when the server receives packet information
+    /// (<see cref="DatagramSocketOptions.ReceivePacketInformation"/> in <see cref="DatagramServerOptions.Socket"/>),
+    /// from the local address the request was sent to, so a server bound to a wildcard address on a host with
+    /// several addresses answers from the one the client wrote to (a client whose socket is connected to that
+    /// address drops replies from any other). Returns false when the reply batch is full
+    /// (see <see cref="FlushRepliesAsync"/>).
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="payload"/> is longer than the reply batch's MaxDatagramSize.</exception>
+    public bool TryReply(in ReceivedDatagram request, ReadOnlySpan<byte> payload) =>
+        Replies.TryAdd(payload, request.Source, request.Destination);
+
+    /// <summary>
+    /// Sends the replies added so far now, in one batched send, and empties <see cref="Replies"/>: for a handler that
+    /// answers with more datagrams than the batch holds. Counted like the replies sent after the handler returns. On a
+    /// <see cref="ServerIoModel.DedicatedThread"/> worker the send blocks and the task is complete when this returns.
+    /// </summary>
+    public ValueTask FlushRepliesAsync() => _worker.SendRepliesAsync();
 }

@@ -149,7 +149,7 @@ public sealed class DatagramServer : IAsyncDisposable
 
         foreach (var worker in _workers)
         {
-            worker.Start(_options.IoModel);
+            worker.Start();
         }
 
         lock (_stateLock)

@@ -14,10 +14,26 @@ public sealed class DatagramServerOptions
     public const int MaxBatchSize = 1024;
 
     /// <summary>
-    /// Where to listen. Port 0 picks a free port; <see cref="DatagramServer.LocalEndPoint"/> reports it.
-    /// Defaults to 0.0.0.0 with port 0.
+    /// The options every worker's socket opens with: packet information (reply from the address a request came to, see
+    /// <see cref="DatagramContext.TryReply"/>), ECN, don't-fragment, buffer sizes, backend, GSO on replies, the logger for
+    /// socket events. <see cref="EndPoint"/>, <see cref="DualMode"/>, <see cref="ReceiveBufferSize"/>,
+    /// <see cref="SendBufferSize"/> and <see cref="Backend"/> are the same settings as this template's, named here for
+    /// convenience. The server turns <see cref="DatagramSocketOptions.ReusePort"/> on when it opens a socket per worker.
+    /// <see cref="DatagramSocketOptions.Gro"/> must stay off: one coalesced buffer can carry up to 64 datagrams, more than
+    /// the one reply per request the reply batch has room for. Defaults to a template with GRO off and everything else
+    /// at its default.
     /// </summary>
-    public IPEndPoint EndPoint { get; set; } = new(IPAddress.Any, 0);
+    public DatagramSocketOptions Socket { get; set; } = new() { Gro = false };
+
+    /// <summary>
+    /// Where to listen. Port 0 picks a free port; <see cref="DatagramServer.LocalEndPoint"/> reports it.
+    /// Defaults to 0.0.0.0 with port 0. The same setting as <see cref="Socket"/>'s <see cref="DatagramSocketOptions.LocalEndPoint"/>.
+    /// </summary>
+    public IPEndPoint EndPoint
+    {
+        get => Socket.LocalEndPoint;
+        set => Socket.LocalEndPoint = value;
+    }
 
     /// <summary>
     /// The port to listen on, 0 to 65,535, replacing <see cref="EndPoint"/>'s port when set (handy when the
@@ -25,8 +41,12 @@ public sealed class DatagramServerOptions
     /// </summary>
     public int? Port { get; set; }
 
-    /// <summary>Whether an IPv6 endpoint also serves IPv4 (IPV6_V6ONLY off). Defaults to true.</summary>
-    public bool DualMode { get; set; } = true;
+    /// <summary>Whether an IPv6 endpoint also serves IPv4 (IPV6_V6ONLY off). Defaults to true. The same setting as <see cref="Socket"/>'s.</summary>
+    public bool DualMode
+    {
+        get => Socket.DualMode;
+        set => Socket.DualMode = value;
+    }
 
     /// <summary>
     /// Receive loops. On the Linux batched backend each worker owns a socket bound with SO_REUSEPORT to the
@@ -56,17 +76,29 @@ public sealed class DatagramServerOptions
     /// </summary>
     public bool DeliverTruncated { get; set; }
 
-    /// <summary>SO_RCVBUF to ask for per socket, in bytes (capped by net.core.rmem_max); null keeps the system default. Defaults to null.</summary>
-    public int? ReceiveBufferSize { get; set; }
+    /// <summary>SO_RCVBUF to ask for per socket, in bytes (capped by net.core.rmem_max); null keeps the system default. Defaults to null. The same setting as <see cref="Socket"/>'s.</summary>
+    public int? ReceiveBufferSize
+    {
+        get => Socket.ReceiveBufferSize;
+        set => Socket.ReceiveBufferSize = value;
+    }
 
-    /// <summary>SO_SNDBUF to ask for per socket, in bytes (capped by net.core.wmem_max); null keeps the system default. Defaults to null.</summary>
-    public int? SendBufferSize { get; set; }
+    /// <summary>SO_SNDBUF to ask for per socket, in bytes (capped by net.core.wmem_max); null keeps the system default. Defaults to null. The same setting as <see cref="Socket"/>'s.</summary>
+    public int? SendBufferSize
+    {
+        get => Socket.SendBufferSize;
+        set => Socket.SendBufferSize = value;
+    }
 
     /// <summary>How workers wait for datagrams. Defaults to <see cref="ServerIoModel.DedicatedThread"/>.</summary>
     public ServerIoModel IoModel { get; set; } = ServerIoModel.DedicatedThread;
 
-    /// <summary>Which socket backend to use. Defaults to <see cref="DatagramBackend.Auto"/>.</summary>
-    public DatagramBackend Backend { get; set; } = DatagramBackend.Auto;
+    /// <summary>Which socket backend to use. Defaults to <see cref="DatagramBackend.Auto"/>. The same setting as <see cref="Socket"/>'s.</summary>
+    public DatagramBackend Backend
+    {
+        get => Socket.Backend;
+        set => Socket.Backend = value;
+    }
 
     /// <summary>Whether the handler runs on the receive loop or behind a bounded queue. Defaults to <see cref="ServerProcessing.Inline"/>.</summary>
     public ServerProcessing Processing { get; set; } = ServerProcessing.Inline;
@@ -111,6 +143,13 @@ public sealed class DatagramServerOptions
     /// </summary>
     public IMeterFactory? MeterFactory { get; set; }
 
+    /// <summary>
+    /// Called with the worker's index on each worker's receive thread before its first receive
+    /// (<see cref="ServerIoModel.DedicatedThread"/> only: the async model has no thread of its own): the place to pin the
+    /// thread to a core or set its priority. An exception thrown here ends that worker. Defaults to null.
+    /// </summary>
+    public Action<int>? ReceiveThreadStarted { get; set; }
+
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     /// <exception cref="ArgumentException">An option is invalid; the message and <see cref="ArgumentException.ParamName"/> name it.</exception>
     public void Validate()
@@ -145,6 +184,17 @@ public sealed class DatagramServerOptions
 
     private IEnumerable<(string Option, string Message)> EnumerateErrors()
     {
+        if (Socket is null)
+        {
+            yield return (nameof(Socket), "Socket is required (the options every worker's socket opens with).");
+            yield break;
+        }
+
+        if (Socket.Gro)
+        {
+            yield return (nameof(Socket), "Socket.Gro must be false: one coalesced buffer can carry up to 64 datagrams, more than the reply batch's one reply per request.");
+        }
+
         if (EndPoint is null)
         {
             yield return (nameof(EndPoint), "EndPoint is required.");
@@ -242,5 +292,10 @@ public sealed class DatagramServerOptions
     internal IPEndPoint ResolveEndPoint() => Port is int port ? new IPEndPoint(EndPoint.Address, port) : EndPoint;
 
     /// <summary>A copy, so a running server is not affected by later changes to these options.</summary>
-    internal DatagramServerOptions Clone() => (DatagramServerOptions)MemberwiseClone();
+    internal DatagramServerOptions Clone()
+    {
+        var copy = (DatagramServerOptions)MemberwiseClone();
+        copy.Socket = Socket.Clone();
+        return copy;
+    }
 }

@@ -6,12 +6,15 @@ namespace Salvo.Server;
 /// One worker's bounded hand-off between receiving and handling: datagrams are copied into a pinned byte
 /// ring (allocated once) with a fixed ring of descriptors, so steady state allocates nothing. One producer
 /// (the receive loop) and one consumer (the processing loop) move whole batches under one short lock each.
+/// Each datagram keeps its whole entry (source, local address, interface, ECN, truncation), so a queued handler
+/// sees what an inline one sees.
 /// </summary>
 internal sealed class DatagramQueue
 {
     private readonly Lock _lock = new();
     private readonly byte[] _bytes;
-    private readonly Slot[] _slots;
+    // Offset is the record's place in _bytes while queued; Dequeue rewrites it for the target batch.
+    private readonly DatagramEntry[] _slots;
     private readonly WaitSignal _items = new();
     private readonly WaitSignal _space = new();
     private int _head;
@@ -21,7 +24,7 @@ internal sealed class DatagramQueue
 
     public DatagramQueue(int capacity, int bytes)
     {
-        _slots = new Slot[capacity];
+        _slots = new DatagramEntry[capacity];
         // Pinned: the slab is long-lived and large, and the pinned heap never compacts it.
         _bytes = GC.AllocateUninitializedArray<byte>(bytes, pinned: true);
     }
@@ -75,10 +78,8 @@ internal sealed class DatagramQueue
 
                 buffer.AsSpan(entry.Offset, entry.Length).CopyTo(_bytes.AsSpan(offset));
                 ref var slot = ref _slots[(_head + _count) % _slots.Length];
+                slot = entry;
                 slot.Offset = offset;
-                slot.Length = entry.Length;
-                slot.Source = entry.Address;
-                slot.IsTruncated = entry.IsTruncated;
                 _tail = offset + Math.Max(1, entry.Length);
                 Volatile.Write(ref _count, _count + 1);
                 outcome.Enqueued++;
@@ -100,10 +101,8 @@ internal sealed class DatagramQueue
             {
                 ref readonly var slot = ref _slots[_head];
                 ref var entry = ref entries[taken];
+                entry = slot;
                 entry.Offset = taken * target.SlotStride;
-                entry.Length = slot.Length;
-                entry.Address = slot.Source;
-                entry.IsTruncated = slot.IsTruncated;
                 _bytes.AsSpan(slot.Offset, slot.Length).CopyTo(target.Buffer.AsSpan(entry.Offset));
                 RemoveHead();
                 taken++;
@@ -182,15 +181,6 @@ internal sealed class DatagramQueue
     {
         _head = (_head + 1) % _slots.Length;
         Volatile.Write(ref _count, _count - 1);
-    }
-
-    [StructLayout(LayoutKind.Auto)]
-    private struct Slot
-    {
-        public int Offset;
-        public int Length;
-        public DatagramAddress Source;
-        public bool IsTruncated;
     }
 }
 

@@ -19,18 +19,10 @@ internal static class ServerSockets
             var endPoint = options.ResolveEndPoint();
             for (; opened < count; opened++)
             {
-                sockets[opened] = new DatagramSocket(new DatagramSocketOptions
-                {
-                    LocalEndPoint = endPoint,
-                    DualMode = options.DualMode,
-                    ReceiveBufferSize = options.ReceiveBufferSize,
-                    SendBufferSize = options.SendBufferSize,
-                    ReusePort = count > 1,
-                    Backend = options.Backend,
-                    // GRO would let one receive buffer carry up to 64 datagrams, so a batch could exceed BatchSize
-                    // and its replies overflow the worker's reply batch (room for BatchSize: one reply per request).
-                    Gro = false,
-                });
+                var socketOptions = options.Socket.Clone();
+                socketOptions.LocalEndPoint = endPoint;
+                socketOptions.ReusePort |= count > 1;
+                sockets[opened] = new DatagramSocket(socketOptions);
                 endPoint = new IPEndPoint(endPoint.Address, sockets[0].LocalEndPoint.Port);
             }
 

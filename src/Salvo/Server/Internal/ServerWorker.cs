@@ -11,13 +11,6 @@ namespace Salvo.Server;
 /// </summary>
 internal sealed partial class ServerWorker
 {
-    // How long a dedicated receive thread blocks before it looks at the stop flag again: the longest a stop
-    // waits for an idle Linux worker to notice it.
-    private static readonly TimeSpan s_receiveSlice = TimeSpan.FromMilliseconds(100);
-
-    // After an unexpected receive error, a pause so a persistent failure does not spin a core.
-    private const int ErrorBackoffMilliseconds = 10;
-
     private readonly DatagramSocket _socket;
     private readonly HandlerInvoker _handler;
     private readonly WorkerCounters _counters;
@@ -37,6 +30,8 @@ internal sealed partial class ServerWorker
     private readonly LogRateLimiter _handlerLog = new();
     private readonly LogRateLimiter _receiveLog = new();
     private readonly LogRateLimiter _sendLog = new();
+    private readonly Action<int>? _receiveThreadStarted;
+    private readonly Waits _waits;
     private volatile bool _receiverDone;
 
     public ServerWorker(
@@ -66,6 +61,8 @@ internal sealed partial class ServerWorker
             _processBatch = new ReceiveBatch(options.BatchSize, options.MaxDatagramSize);
         }
 
+        _receiveThreadStarted = options.ReceiveThreadStarted;
+        _waits = new Waits(this, blocking: options.IoModel == ServerIoModel.DedicatedThread);
         _blockingReceiveWakesOnClose = socket.BlockingReceiveWakesOnClose;
         if (socket.CanSpinReceive && options.BusyPoll > TimeSpan.Zero)
         {
@@ -82,18 +79,25 @@ internal sealed partial class ServerWorker
     /// <summary>Completes when the worker's loops have ended.</summary>
     public Task Completion { get; private set; } = Task.CompletedTask;
 
-    public void Start(ServerIoModel ioModel)
+    public void Start()
     {
-        if (ioModel == ServerIoModel.DedicatedThread)
+        if (_waits.IsBlocking)
         {
-            var receiving = StartThread(RunReceiveThread, "receive");
-            var processing = _queue is null ? Task.CompletedTask : StartThread(RunProcessThread, "process");
+            // Every wait of a blocking loop completes before it returns, so the loop runs to its end on this thread.
+            var receiving = StartThread(
+                () =>
+                {
+                    _receiveThreadStarted?.Invoke(Index);
+                    RunReceiveLoopAsync().GetAwaiter().GetResult();
+                },
+                "receive");
+            var processing = _queue is null ? Task.CompletedTask : StartThread(() => RunProcessLoopAsync().GetAwaiter().GetResult(), "process");
             Completion = Task.WhenAll(receiving, processing);
         }
         else
         {
-            var receiving = Task.Run(RunReceiveAsync);
-            var processing = _queue is null ? Task.CompletedTask : Task.Run(RunProcessAsync);
+            var receiving = Task.Run(RunReceiveLoopAsync);
+            var processing = _queue is null ? Task.CompletedTask : Task.Run(RunProcessLoopAsync);
             Completion = Task.WhenAll(receiving, processing);
         }
     }
@@ -165,7 +169,7 @@ internal sealed partial class ServerWorker
     {
         _counters.OnHandled(batch.Count);
         _replies.Clear();
-        return new DatagramContext(batch, _replies, Index, _drainStop);
+        return new DatagramContext(batch, _replies, this, _drainStop);
     }
 
     private void OnHandlerError(Exception exception)

@@ -1,11 +1,16 @@
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 
 namespace Salvo.Server;
 
-/// <summary>The dedicated-thread loops: blocking batched receives, no thread-pool hops.</summary>
+/// <summary>
+/// The worker's loops, written once for both I/O models. Every wait goes through <see cref="ServerWorker.Waits"/>:
+/// on a dedicated thread each wait blocks and returns a completed task, so the loop never suspends and runs to its
+/// end on the worker's own thread (no thread-pool hop, no allocation); in the async model the same waits are awaited.
+/// </summary>
 internal sealed partial class ServerWorker
 {
-    private void RunReceiveThread()
+    private async Task RunReceiveLoopAsync()
     {
         try
         {
@@ -14,12 +19,12 @@ internal sealed partial class ServerWorker
                 int received;
                 try
                 {
-                    received = ReceiveBlocking();
+                    received = await _waits.ReceiveAsync().ConfigureAwait(false);
                 }
                 catch (SocketException e)
                 {
                     OnReceiveError(e);
-                    Thread.Sleep(ErrorBackoffMilliseconds);
+                    await _waits.BackOffAsync().ConfigureAwait(false);
                     continue;
                 }
 
@@ -30,11 +35,11 @@ internal sealed partial class ServerWorker
 
                 if (_queue is null)
                 {
-                    Handle(_receiveBatch);
+                    await HandleAsync(_receiveBatch).ConfigureAwait(false);
                 }
                 else
                 {
-                    EnqueueBlocking(_receiveBatch);
+                    await EnqueueAsync(_receiveBatch).ConfigureAwait(false);
                 }
             }
         }
@@ -49,7 +54,7 @@ internal sealed partial class ServerWorker
         }
     }
 
-    private void RunProcessThread()
+    private async Task RunProcessLoopAsync()
     {
         var queue = _queue!;
         var batch = _processBatch!;
@@ -59,7 +64,7 @@ internal sealed partial class ServerWorker
             {
                 if (queue.Dequeue(batch) > 0)
                 {
-                    Handle(batch);
+                    await HandleAsync(batch).ConfigureAwait(false);
                     continue;
                 }
 
@@ -68,7 +73,7 @@ internal sealed partial class ServerWorker
                     break;
                 }
 
-                queue.WaitForItems(_drainStop);
+                await _waits.ForItemsAsync(queue).ConfigureAwait(false);
             }
         }
         catch (Exception e) when (e is ObjectDisposedException or OperationCanceledException)
@@ -77,25 +82,10 @@ internal sealed partial class ServerWorker
         }
     }
 
-    private int ReceiveBlocking()
-    {
-        if (_blockingReceiveWakesOnClose)
-        {
-            if (_busyPollTicks > 0 && SpinReceive() is var spun and > 0)
-            {
-                return spun;
-            }
-
-            return _socket.Receive(_receiveBatch, s_receiveSlice);
-        }
-
-        // A blocking receive that a close does not wake (the portable backend's, on a socket several threads share)
-        // would hang the stop; waiting on the cancellable asynchronous receive cannot (it allocates only when it waits).
-        var pending = _socket.ReceiveAsync(_receiveBatch, _receiveStop);
-        return pending.IsCompleted ? pending.GetAwaiter().GetResult() : pending.AsTask().GetAwaiter().GetResult();
-    }
-
-    private void EnqueueBlocking(ReceiveBatch batch)
+    // Pooled: in the async model a wait for room or an asynchronous handler suspends these once per batch; a
+    // pooled state machine keeps that from allocating.
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask EnqueueAsync(ReceiveBatch batch)
     {
         var outcome = default(EnqueueOutcome);
         var next = 0;
@@ -103,7 +93,7 @@ internal sealed partial class ServerWorker
         {
             while ((next = _queue!.Enqueue(batch, next, _policy, ref outcome)) < batch.Count)
             {
-                _queue.WaitForSpace(_drainStop);
+                await _waits.ForSpaceAsync(_queue).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException)
@@ -114,18 +104,26 @@ internal sealed partial class ServerWorker
         RecordEnqueue(outcome);
     }
 
-    private void Handle(ReceiveBatch batch)
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask HandleAsync(ReceiveBatch batch)
     {
         var context = BeginHandle(batch);
         try
         {
-            _handler.Invoke(in context);
+            await _waits.InvokeHandlerAsync(context).ConfigureAwait(false);
         }
         catch (Exception e)
         {
             OnHandlerError(e);
         }
 
+        await SendRepliesAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>Sends what the handler added to the reply batch and empties it (also called by a handler that flushes early).</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    internal async ValueTask SendRepliesAsync()
+    {
         if (_replies.Count == 0)
         {
             return;
@@ -133,11 +131,13 @@ internal sealed partial class ServerWorker
 
         try
         {
-            OnRepliesSent(_socket.Send(_replies));
+            OnRepliesSent(await _waits.SendAsync(_replies).ConfigureAwait(false));
         }
         catch (SocketException e)
         {
             OnRepliesFailed(e);
         }
+
+        _replies.Clear();
     }
 }
