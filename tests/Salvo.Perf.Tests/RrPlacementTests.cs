@@ -75,9 +75,9 @@ public sealed class RrPlacementTests
     public void Responder_GivenACpu_RunsItsThreadThere()
     {
         var cpu = CpuAffinity.AllowedCpus()[^1];
-        using var responder = new RrResponder(new IPEndPoint(IPAddress.Loopback, 0), cpu: cpu);
+        using var responder = new RrServerResponder(new IPEndPoint(IPAddress.Loopback, 0), workers: 1, busyPoll: TimeSpan.Zero, cpu: cpu);
 
-        Assert.Equal(cpu.ToString(System.Globalization.CultureInfo.InvariantCulture), WaitForThreadCpuList("salvo-rr-respon"));
+        Assert.Equal(cpu.ToString(System.Globalization.CultureInfo.InvariantCulture), WaitForThreadCpuList("salvo-receive-0"));
     }
 
     /// <summary>The Cpus_allowed_list of this process's thread named <paramref name="comm"/> (Linux truncates names to 15 characters).</summary>

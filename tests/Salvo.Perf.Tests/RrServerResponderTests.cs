@@ -34,7 +34,6 @@ public sealed class RrServerResponderTests
 
     [Theory]
     [InlineData("--responder", "thread")]
-    [InlineData("--busy-poll", "5")]
     [InlineData("--busy-poll", "-1")]
     public async Task InvalidResponderOptions_FailNamingTheOption(string option, string value)
     {
@@ -44,10 +43,19 @@ public sealed class RrServerResponderTests
     }
 
     [Fact]
+    public async Task BusyPollWithARemoteServer_FailsNamingTheOption()
+    {
+        // The remote server's workers are its own: busy polling is set where it runs (salvo server), not here.
+        var (exit, _, error) = await Cli.RunAsync("rr", "--server", "127.0.0.1:9", "--busy-poll", "5", "-t", "0.2");
+        Assert.Equal(2, exit);
+        Assert.Contains("--busy-poll: applies to the in-process responder", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task BusyPollAboveTheServersLimit_FailsAtStartNamingTheOption()
     {
         // DatagramServerOptions.BusyPoll allows at most 10 ms; the CLI must refuse more before it starts a server.
-        var (exit, _, error) = await Cli.RunAsync("rr", "--responder", "server", "--busy-poll", "20000", "-t", "0.2");
+        var (exit, _, error) = await Cli.RunAsync("rr", "--busy-poll", "20000", "-t", "0.2");
         Assert.Equal(2, exit);
         Assert.Contains("--busy-poll", error, StringComparison.Ordinal);
     }

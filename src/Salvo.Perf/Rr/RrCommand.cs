@@ -98,8 +98,8 @@ internal static class RrCommand
         public Option<int> Timeout { get; } = CommonOptions.Int("--timeout-ms", null, "MS", 1000, 1, 60_000, "Milliseconds after which an unanswered request counts as lost (and, closed loop, is replaced).");
 
         public Option<string> Responder { get; } = CommonOptions.Choice("--responder",
-            "The in-process responder: socket (one DatagramSocket answering on a thread) or server (a DatagramServer with one worker and a batched handler).",
-            "socket", "server");
+            "The in-process responder: server, a DatagramServer with one worker whose handler answers each batch of requests in one batched send.",
+            "server");
 
         public Option<double> BusyPoll { get; } = CommonOptions.Double("--busy-poll", null, "MICROSECONDS", 0, 0, 10_000, "microseconds",
             "With --responder server: microseconds the server's worker spins on non-blocking receives before it blocks (its low-latency mode; costs CPU); 0 is off.");
@@ -146,9 +146,9 @@ internal static class RrCommand
 
             var responder = parse.GetValue(Responder)!;
             var busyPoll = parse.GetValue(BusyPoll);
-            if (busyPoll > 0 && responder != "server")
+            if (busyPoll > 0 && server is not null)
             {
-                throw new CliException("--busy-poll: applies to --responder server only.");
+                throw new CliException($"--busy-poll: applies to the in-process responder, not to --server {server}.");
             }
 
             var protocol = parse.GetValue(Protocol)!;

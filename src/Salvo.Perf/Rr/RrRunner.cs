@@ -15,14 +15,10 @@ internal static class RrRunner
     {
         var loopback = new IPEndPoint(settings.Address is { } address ? IPAddress.Parse(address) : IPAddress.Loopback, 0);
         using var responder = settings.Server is not null ? null
-            : settings.Responder == "server" ? new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)), settings.Backend, settings.ResponderCpu)
-            : (IDisposable)new RrResponder(loopback, settings.Backend, settings.ResponderCpu);
-        var (target, responderBackend) = responder switch
-        {
-            RrResponder socket => (socket.LocalEndPoint, socket.Backend),
-            RrServerResponder server => (server.LocalEndPoint, server.Backend),
-            _ => (Resolve(settings.Server!), (DatagramBackend?)null),
-        };
+            : new RrServerResponder(loopback, 1, TimeSpan.FromTicks((long)(settings.BusyPollMicroseconds * 10)), settings.Backend, settings.ResponderCpu);
+        var (target, responderBackend) = responder is null
+            ? (Resolve(settings.Server!), (DatagramBackend?)null)
+            : (responder.LocalEndPoint, responder.Backend);
         var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var wall = Stopwatch.StartNew();
         var begin = MonotonicClock.NowNanoseconds();
@@ -68,19 +64,12 @@ internal static class RrRunner
             }
 
             var cpuPercent = (Process.GetCurrentProcess().TotalProcessorTime - cpuBefore).TotalSeconds / wall.Elapsed.TotalSeconds * 100;
-            var responderPinFailure = responder switch
-            {
-                RrResponder socket => socket.PinFailure,
-                RrServerResponder server => server.PinFailure,
-                _ => null,
-            };
-            var busyPollDatagrams = (responder as RrServerResponder)?.BusyPollDatagrams ?? 0;
             return Summarize(settings, connections) with
             {
                 ProcessCpuPercent = cpuPercent,
-                BusyPollDatagrams = busyPollDatagrams,
+                BusyPollDatagrams = responder?.BusyPollDatagrams ?? 0,
                 ResponderBackend = responderBackend,
-                PinFailure = pinFailures.First ?? responderPinFailure,
+                PinFailure = pinFailures.First ?? responder?.PinFailure,
             };
         }
         finally
@@ -213,7 +202,7 @@ internal sealed record RrSettings(
     double RatePerSecond,
     string? Server,
     int TimeoutMilliseconds,
-    string Responder = "socket",
+    string Responder = "server",
     double BusyPollMicroseconds = 0,
     DatagramBackend Backend = DatagramBackend.Auto,
     int? ClientCpu = null,

@@ -8,17 +8,15 @@ namespace Salvo.Perf.Rr;
 /// The rr responder on Salvo's server: a <see cref="DatagramServer"/> whose handler answers every request of a
 /// batch into the worker's reply batch, sent in one batched call. With a busy-poll time above zero the
 /// workers spin on non-blocking receives that long before blocking (the server's low-latency mode). Given a CPU,
-/// each worker pins itself there on its first batch: the server owns its threads, and the handler is the first
-/// code of ours to run on them.
+/// each worker's receive thread pins itself there as it starts.
 /// </summary>
 internal sealed class RrServerResponder : IDisposable
 {
     private readonly DatagramServer _server;
-    private readonly Handler _handler;
+    private readonly PinFailures _pinFailures = new();
 
     public RrServerResponder(IPEndPoint bind, int workers, TimeSpan busyPoll, DatagramBackend backend = DatagramBackend.Auto, int? cpu = null)
     {
-        _handler = new Handler(cpu, workers);
         _server = new DatagramServer(
             new DatagramServerOptions
             {
@@ -28,8 +26,9 @@ internal sealed class RrServerResponder : IDisposable
                 BusyPoll = busyPoll,
                 ReceiveBufferSize = 4 << 20,
                 SendBufferSize = 4 << 20,
+                ReceiveThreadStarted = cpu is null ? null : _ => _pinFailures.Pin(cpu),
             },
-            _handler);
+            new Handler());
         _server.StartAsync().GetAwaiter().GetResult();
     }
 
@@ -42,24 +41,14 @@ internal sealed class RrServerResponder : IDisposable
     public long BusyPollDatagrams => _server.GetStatistics().BusyPollDatagrams;
 
     /// <summary>Why a worker could not be pinned, or null.</summary>
-    public string? PinFailure => _handler.PinFailures.First;
+    public string? PinFailure => _pinFailures.First;
 
     public void Dispose() => _server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
 
-    private sealed class Handler(int? cpu, int workers) : IDatagramHandler
+    private sealed class Handler : IDatagramHandler
     {
-        private readonly bool[] _pinned = new bool[workers];
-
-        public PinFailures PinFailures { get; } = new();
-
         public void Handle(in DatagramContext context)
         {
-            if (cpu is not null && !_pinned[context.WorkerIndex])
-            {
-                _pinned[context.WorkerIndex] = true;
-                PinFailures.Pin(cpu);
-            }
-
             foreach (var datagram in context.Datagrams)
             {
                 RrWire.TryAnswer(datagram.Payload, datagram.Source, context.Replies, out _);

@@ -4,8 +4,7 @@ namespace Salvo.Perf.Traffic;
 
 /// <summary>
 /// What server and client need from a receiving side: bind once, count each test's datagrams per flow,
-/// answer rr requests. <see cref="ReceiveEngine"/> does it with N sockets sharing the port; a
-/// DatagramServer-based engine plugs in here through <see cref="ReceiveEngines.Create"/>.
+/// answer rr requests. <see cref="ReceiveEngine"/> does it as a handler on a DatagramServer.
 /// </summary>
 internal interface IReceiveEngine : IDisposable
 {

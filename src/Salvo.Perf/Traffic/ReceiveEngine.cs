@@ -3,22 +3,22 @@ using System.Net.Sockets;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Rr;
 using Salvo.Perf.Sockperf;
+using Salvo.Server;
 
 namespace Salvo.Perf.Traffic;
 
 /// <summary>
-/// The receiving side of server/client tests: N workers, each a Salvo <see cref="DatagramSocket"/> on its
-/// own thread, sharing one port with SO_REUSEPORT when N &gt; 1 (the kernel keeps each flow on one worker).
-/// Data datagrams are accounted per flow; rr requests are answered. This is the seam where a
-/// DatagramServer can take over the workers.
+/// The receiving side of server/client tests: a <see cref="DatagramServer"/> with N workers, each on its own socket
+/// sharing one port with SO_REUSEPORT where the platform shards (the kernel keeps each flow on one worker), and a
+/// handler that accounts data datagrams per flow and answers rr requests and sockperf messages in the worker's reply
+/// batch. Receive errors are the server's: counted, logged, backed off, and the worker goes on.
 /// </summary>
 internal sealed class ReceiveEngine : IReceiveEngine
 {
-    private readonly DatagramSocket[] _sockets;
-    private readonly Thread[] _threads;
+    private readonly DatagramServer _server;
     private readonly WorkerCounters?[] _counters;
-    private readonly CancellationTokenSource _stop = new();
     private readonly SockperfService? _sockperf;
+    private readonly bool _answerRequests;
     private UnrecognisedDatagramHandler? _unrecognised;
 
     /// <param name="bind">Where to listen.</param>
@@ -30,48 +30,31 @@ internal sealed class ReceiveEngine : IReceiveEngine
     public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend = DatagramBackend.Auto, SockperfService? sockperf = null)
     {
         _sockperf = sockperf;
-        _sockets = new DatagramSocket[workers];
+        _answerRequests = answerRequests;
         _counters = new WorkerCounters?[workers];
-        try
+        var options = new DatagramServerOptions
         {
-            for (var i = 0; i < workers; i++)
-            {
-                var endPoint = i == 0 ? bind : new IPEndPoint(bind.Address, _sockets[0].LocalEndPoint.Port);
-                _sockets[i] = new DatagramSocket(new DatagramSocketOptions
-                {
-                    LocalEndPoint = endPoint,
-                    Backend = backend,
-                    // The server's engine (the one answering requests) shares its port with an iperf3 test's
-                    // connected per-stream sockets (Iperf3/Iperf3StreamSocket.cs).
-                    ReusePort = workers > 1 || answerRequests,
-                    ReceiveBufferSize = 4 << 20,
-                    SendBufferSize = 4 << 20,
-                });
-            }
-        }
-        catch
-        {
-            foreach (var socket in _sockets)
-            {
-                socket?.Dispose();
-            }
+            EndPoint = bind,
+            Workers = workers,
+            Backend = backend,
+            ReceiveBufferSize = 4 << 20,
+            SendBufferSize = 4 << 20,
+            // A datagram longer than the buffer is still counted, as malformed, rather than dropped unseen.
+            DeliverTruncated = true,
+        };
 
-            throw;
-        }
-
-        _threads = Enumerable.Range(0, workers).Select(i =>
-        {
-            var thread = new Thread(() => Run(i, answerRequests)) { Name = $"salvo-recv-{i}", IsBackground = true };
-            thread.Start();
-            return thread;
-        }).ToArray();
+        // The server's engine (the one answering requests) shares its port with an iperf3 test's connected per-stream
+        // sockets (Iperf3/Iperf3StreamSocket.cs), even with one worker.
+        options.Socket.ReusePort = answerRequests;
+        _server = new DatagramServer(options, new Handler(this));
+        _server.StartAsync().GetAwaiter().GetResult();
     }
 
     /// <summary>The bound address (the actual port when 0 was asked for).</summary>
-    public IPEndPoint LocalEndPoint => _sockets[0].LocalEndPoint;
+    public IPEndPoint LocalEndPoint => _server.LocalEndPoint;
 
     /// <inheritdoc />
-    public DatagramBackend Backend => _sockets[0].Backend;
+    public DatagramBackend Backend => _server.Backend;
 
     /// <inheritdoc/>
     public UnrecognisedDatagramHandler? UnrecognisedDatagrams
@@ -134,69 +117,28 @@ internal sealed class ReceiveEngine : IReceiveEngine
             jitters.Count == 0 ? 0 : jitters.Average() / 1000.0);
     }
 
-    public void Dispose()
+    public void Dispose() => _server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
+
+    private void Handle(in DatagramContext context)
     {
-        _stop.Cancel();
-        foreach (var socket in _sockets)
+        var worker = context.WorkerIndex;
+        var counters = Volatile.Read(ref _counters[worker]);
+        foreach (var datagram in context.Datagrams)
         {
-            socket.Dispose();
-        }
-
-        foreach (var thread in _threads)
-        {
-            thread.Join(TimeSpan.FromSeconds(2));
-        }
-
-        _stop.Dispose();
-    }
-
-    private void Run(int worker, bool answerRequests)
-    {
-        var socket = _sockets[worker];
-        var batch = new ReceiveBatch(64);
-        var replies = new SendBatch(64);
-        try
-        {
-            while (!_stop.IsCancellationRequested)
+            var error = PayloadHeader.TryRead(datagram.Payload, out var header);
+            if (error == HeaderError.None && header.Kind == PayloadKind.Request && _answerRequests)
             {
-                if (socket.Receive(batch, TimeSpan.FromMilliseconds(100)) == 0)
-                {
-                    continue;
-                }
-
-                var counters = Volatile.Read(ref _counters[worker]);
-                replies.Clear();
-                foreach (var datagram in batch)
-                {
-                    var error = PayloadHeader.TryRead(datagram.Payload, out var header);
-                    if (error == HeaderError.None && header.Kind == PayloadKind.Request && answerRequests)
-                    {
-                        if (!RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _))
-                        {
-                            socket.Send(replies);
-                            replies.Clear();
-                            RrWire.TryAnswer(datagram.Payload, datagram.Source, replies, out _);
-                        }
-                    }
-                    else if (error is HeaderError.BadMagic or HeaderError.TooShort && IsOtherProtocol(worker, datagram, replies))
-                    {
-                        // Another protocol's datagram on this port, handled by it.
-                    }
-                    else if (counters is not null)
-                    {
-                        counters.Record(error, header, datagram.Length, datagram.IsTruncated);
-                    }
-                }
-
-                if (replies.Count > 0)
-                {
-                    socket.Send(replies);
-                }
+                // One reply per request always fits: the reply batch holds BatchSize datagrams of any size.
+                RrWire.TryAnswer(datagram.Payload, datagram.Source, context.Replies, out _);
             }
-        }
-        catch (ObjectDisposedException)
-        {
-            // Disposed: the engine is shutting down.
+            else if (error is HeaderError.BadMagic or HeaderError.TooShort && IsOtherProtocol(worker, datagram, context.Replies))
+            {
+                // Another protocol's datagram on this port, handled by it.
+            }
+            else
+            {
+                counters?.Record(error, header, datagram.Length, datagram.IsTruncated);
+            }
         }
     }
 
@@ -218,6 +160,11 @@ internal sealed class ReceiveEngine : IReceiveEngine
         }
 
         return false;
+    }
+
+    private sealed class Handler(ReceiveEngine engine) : IDatagramHandler
+    {
+        public void Handle(in DatagramContext context) => engine.Handle(context);
     }
 
     /// <summary>One worker's counters for one test; written by that worker only.</summary>
