@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
@@ -78,6 +79,16 @@ internal abstract class DatagramPal : IDisposable
     {
         (IsIPv6 ? destination.MapToIPv6() : destination).WriteTo(holder);
         return holder;
+    }
+
+    /// <summary>
+    /// The result of a loop run with a wait strategy that blocks the caller's thread: its waits complete before they
+    /// return, so the loop never suspends and its task is complete (no box, no allocation) when the call returns.
+    /// </summary>
+    protected static T Completed<T>(ValueTask<T> loop)
+    {
+        Debug.Assert(loop.IsCompleted, "a blocking wait strategy suspended");
+        return loop.GetAwaiter().GetResult();
     }
 
     protected ObjectDisposedException Disposed() => new(nameof(DatagramSocket), "The DatagramSocket was disposed.");

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using static Salvo.Tests.Sockets.SocketOptionReader;
 
 namespace Salvo.Tests.Sockets;
@@ -397,6 +398,44 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
         Assert.Equal(32, await receiver.ReceiveAsync(got));
         Assert.Equal(1, receiver.GetStatistics().ReceiveCalls);
         Assert.Equal(Enumerable.Range(0, 32).Select(i => (byte)i), got.Cast().Select(d => d.Payload[0]));
+    }
+
+    [LinuxTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    [SupportedOSPlatform("linux")]
+    public async Task FullSendBuffer_BlockingSendWaitsAndResends_AsyncSendHandsTheMessageToTheRuntime_EachDatagramArrivesOnce(bool isAsync)
+    {
+        using var receiver = Open();
+        using var sender = new DatagramSocket(new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+            Backend = Backend,
+            Gso = false,
+        });
+        var batch = new SendBatch(capacity: 32, maxDatagramSize: 64);
+        for (var i = 0; i < 32; i++)
+        {
+            batch.Add(new byte[] { (byte)i }, receiver.LocalAddress);
+        }
+
+        ((Salvo.Pal.LinuxDatagramPal)sender.Pal).FailNextSendForTesting = Salvo.Interop.Linux.Errno.EAGAIN;
+        Assert.Equal(32, isAsync ? await sender.SendAsync(batch) : sender.Send(batch));
+
+        // Blocking: poll(2) for room, then the whole batch in one sendmmsg. Async: the runtime sends the first
+        // message (one datagram, GSO off), then one sendmmsg takes the other 31.
+        Assert.Equal(0, batch.FailedCount);
+        Assert.Equal(isAsync ? 2 : 1, sender.GetStatistics().SendCalls);
+        var values = new List<byte>();
+        var got = new ReceiveBatch(capacity: 64, bufferSize: 64);
+        while (values.Count < 32)
+        {
+            await receiver.ReceiveAsync(got).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+            values.AddRange(got.Cast().Select(d => d.Payload[0]));
+        }
+
+        Assert.Equal(Enumerable.Range(0, 32).Select(i => (byte)i), values);
+        Assert.Equal(0, receiver.Receive(got, TimeSpan.Zero));
     }
 }
 

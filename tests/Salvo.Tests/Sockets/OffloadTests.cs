@@ -188,7 +188,7 @@ public sealed class OffloadTests
         else
         {
             // EIO needs a device without checksum offload, which loopback is not: injected instead.
-            pal.FailNextGsoSendForTesting = Salvo.Interop.Linux.Errno.EIO;
+            pal.FailNextSendForTesting = Salvo.Interop.Linux.Errno.EIO;
         }
 
         var batch = new SendBatch(capacity: 64, maxDatagramSize: 100);

@@ -20,13 +20,21 @@ internal sealed partial class LinuxDatagramPal
     internal bool CorruptNextGsoSendForTesting { get; set; }
 
     /// <summary>
-    /// Test hook: the next GSO send fails with this errno without reaching the kernel, for the errors that loopback
-    /// cannot produce (EIO comes from a device without checksum offload, udp_send_skb in net/ipv4/udp.c).
+    /// Test hook: the next send fails with this errno without reaching the kernel, for the errors that loopback
+    /// cannot produce: EIO comes from a device without checksum offload (udp_send_skb in net/ipv4/udp.c), and
+    /// EAGAIN from a full send buffer, which loopback_xmit (drivers/net/loopback.c) empties during each send by
+    /// orphaning the skb it transmits.
     /// </summary>
-    internal Errno? FailNextGsoSendForTesting { get; set; }
+    internal Errno? FailNextSendForTesting { get; set; }
+
+    public override ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken) =>
+        SendCoreAsync(batch, new AwaitReadiness(cancellationToken));
+
+    public override int Send(SendBatch batch) => Completed(SendCoreAsync(batch, new BlockOnDescriptor(PollDeadline.Never)));
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public override async ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken)
+    private async ValueTask<int> SendCoreAsync<TWait>(SendBatch batch, TWait wait)
+        where TWait : struct, IWaitStrategy
     {
         var vectors = BeginSend(batch);
         var accepted = 0;
@@ -41,41 +49,8 @@ internal sealed partial class LinuxDatagramPal
             }
             else if (errno == Errno.EAGAIN)
             {
-                // The send buffer is full: let the runtime wait for room and send this message's
-                // datagrams one by one, then go back to batches.
-                var first = vectors.FirstEntry(message);
-                for (var i = first; i < first + vectors.EntryCount(message); i++)
-                {
-                    accepted += await SendOneThroughRuntimeAsync(batch, vectors, i, cancellationToken).ConfigureAwait(false) ? 1 : 0;
-                }
-
-                message++;
-            }
-            else
-            {
-                message = HandleSendError(batch, vectors, message, errno);
-            }
-        }
-
-        return accepted;
-    }
-
-    public override int Send(SendBatch batch)
-    {
-        var vectors = BeginSend(batch);
-        var accepted = 0;
-        var message = 0;
-        while (vectors is not null && message < vectors.MessageCount)
-        {
-            var sent = TrySend(batch, vectors, message, out var errno);
-            if (sent > 0)
-            {
+                (sent, message) = await wait.SendBufferFullAsync(this, batch, vectors, message).ConfigureAwait(false);
                 accepted += sent;
-                message = NextMessageAfter(vectors, message, sent);
-            }
-            else if (errno == Errno.EAGAIN)
-            {
-                WaitForEvent(Constants.POLLOUT, PollSliceMilliseconds);
             }
             else
             {
@@ -113,9 +88,9 @@ internal sealed partial class LinuxDatagramPal
     /// <summary>Sends messages from <paramref name="message"/> on; returns the number of datagrams accepted.</summary>
     private unsafe int TrySend(SendBatch batch, LinuxSendVectors vectors, int message, out Errno errno)
     {
-        if (FailNextGsoSendForTesting is { } injected && vectors.IsSegmented(message))
+        if (FailNextSendForTesting is { } injected)
         {
-            FailNextGsoSendForTesting = null;
+            FailNextSendForTesting = null;
             errno = injected;
             return 0;
         }
@@ -207,42 +182,53 @@ internal sealed partial class LinuxDatagramPal
         }
     }
 
+    /// <summary>
+    /// The send buffer is full: the runtime waits for room and sends <paramref name="message"/>'s datagrams one by
+    /// one; the next message goes back to batches.
+    /// </summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<bool> SendOneThroughRuntimeAsync(SendBatch batch, LinuxSendVectors vectors, int index, CancellationToken cancellationToken)
+    private async ValueTask<(int Accepted, int Next)> SendThroughRuntimeAsync(
+        SendBatch batch, LinuxSendVectors vectors, int message, CancellationToken cancellationToken)
     {
-        var payload = batch.GetMemory(index);
-        var destination = batch.GetDestination(index);
-        if (!CanReach(destination))
+        var accepted = 0;
+        var first = vectors.FirstEntry(message);
+        for (var index = first; index < first + vectors.EntryCount(message); index++)
         {
-            Counters.OnSendError();
-            batch.RecordFailure(index, SocketError.AddressFamilyNotSupported);
-            return false;
-        }
-
-        try
-        {
-            if (destination.HasValue)
+            var payload = batch.GetMemory(index);
+            var destination = batch.GetDestination(index);
+            if (!CanReach(destination))
             {
-                var address = WriteDestination(vectors.DestinationHolder ??= new SocketAddress(Socket.AddressFamily), destination);
-                await Socket.SendToAsync(payload, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
-            }
-            else
-            {
-                await Socket.SendAsync(payload, SocketFlags.None, cancellationToken).ConfigureAwait(false);
+                Counters.OnSendError();
+                batch.RecordFailure(index, SocketError.AddressFamilyNotSupported);
+                continue;
             }
 
-            Counters.OnSent(1, payload.Length);
-            return true;
+            try
+            {
+                if (destination.HasValue)
+                {
+                    var address = WriteDestination(vectors.DestinationHolder ??= new SocketAddress(Socket.AddressFamily), destination);
+                    await Socket.SendToAsync(payload, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
+                }
+                else
+                {
+                    await Socket.SendAsync(payload, SocketFlags.None, cancellationToken).ConfigureAwait(false);
+                }
+
+                Counters.OnSent(1, payload.Length);
+                accepted++;
+            }
+            catch (SocketException e) when (e.SocketErrorCode != SocketError.OperationAborted && !IsDisposed)
+            {
+                Counters.OnSendError();
+                batch.RecordFailure(index, e.SocketErrorCode);
+            }
+            catch (Exception e) when (e is ObjectDisposedException or SocketException)
+            {
+                throw Disposed();
+            }
         }
-        catch (SocketException e) when (e.SocketErrorCode != SocketError.OperationAborted && !IsDisposed)
-        {
-            Counters.OnSendError();
-            batch.RecordFailure(index, e.SocketErrorCode);
-            return false;
-        }
-        catch (Exception e) when (e is ObjectDisposedException or SocketException)
-        {
-            throw Disposed();
-        }
+
+        return (accepted, message + 1);
     }
 }

@@ -15,10 +15,6 @@ namespace Salvo.Pal;
 [SupportedOSPlatform("linux")]
 internal sealed partial class LinuxDatagramPal : DatagramPal
 {
-    // poll(2) slices for the blocking model, so a disposal that races the poll is seen within this time
-    // even if the shutdown(2) wake-up was missed.
-    private const int PollSliceMilliseconds = 250;
-
     private static readonly Lazy<bool> s_isSupported = new(Probe);
 
     private readonly SafeSocketHandle _handle;
@@ -60,31 +56,16 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     /// <summary>The wait is poll(2), which shutdown(2) at dispose wakes (inet_shutdown in net/ipv4/af_inet.c).</summary>
     public override bool BlockingReceiveWakesOnClose => true;
 
+    public override ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken) =>
+        ReceiveCoreAsync(batch, new AwaitReadiness(cancellationToken));
+
+    public override int Receive(ReceiveBatch batch, int timeoutMilliseconds) =>
+        Completed(ReceiveCoreAsync(batch, new BlockOnDescriptor(new PollDeadline(timeoutMilliseconds))));
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public override async ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken)
+    private async ValueTask<int> ReceiveCoreAsync<TWait>(ReceiveBatch batch, TWait wait)
+        where TWait : struct, IWaitStrategy
     {
-        while (true)
-        {
-            var count = TryReceive(batch, out var errno);
-            if (count > 0)
-            {
-                return count;
-            }
-
-            if (errno == Errno.EAGAIN)
-            {
-                await WaitReadableAsync(cancellationToken).ConfigureAwait(false);
-            }
-            else
-            {
-                HandleReceiveError(errno);
-            }
-        }
-    }
-
-    public override int Receive(ReceiveBatch batch, int timeoutMilliseconds)
-    {
-        var deadline = timeoutMilliseconds < 0 ? long.MaxValue : Environment.TickCount64 + timeoutMilliseconds;
         while (true)
         {
             var count = TryReceive(batch, out var errno);
@@ -96,16 +77,11 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
             if (errno != Errno.EAGAIN)
             {
                 HandleReceiveError(errno);
-                continue;
             }
-
-            var remaining = deadline - Environment.TickCount64;
-            if (remaining <= 0)
+            else if (!await wait.ReadableAsync(this).ConfigureAwait(false))
             {
                 return 0;
             }
-
-            WaitForEvent(Constants.POLLIN, (int)Math.Min(remaining, PollSliceMilliseconds));
         }
     }
 
@@ -305,56 +281,6 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
                 throw Disposed();
             default:
                 throw new SocketException((int)errno.ToSocketError());
-        }
-    }
-
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask WaitReadableAsync(CancellationToken cancellationToken)
-    {
-        try
-        {
-            // A zero-byte MSG_PEEK receive parks on the runtime's epoll engine until a datagram (or an
-            // error) is queued, and consumes nothing; the next recvmmsg then takes the whole batch.
-            await Socket.ReceiveAsync(Memory<byte>.Empty, SocketFlags.Peek, cancellationToken).ConfigureAwait(false);
-        }
-        catch (SocketException e) when (e.SocketErrorCode is SocketError.ConnectionRefused or SocketError.ConnectionReset
-                                        or SocketError.HostUnreachable or SocketError.NetworkUnreachable)
-        {
-            // The peek consumed a queued ICMP error.
-            Counters.OnIcmpError();
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.OperationAborted || IsDisposed)
-        {
-            throw Disposed();
-        }
-        catch (ObjectDisposedException)
-        {
-            throw Disposed();
-        }
-    }
-
-    private unsafe void WaitForEvent(short events, int timeoutMilliseconds)
-    {
-        if (IsDisposed)
-        {
-            throw Disposed();
-        }
-
-        try
-        {
-            using var lease = new DescriptorLease(_handle);
-            // Safety: one pollfd on this frame's stack, count 1; the lease keeps the descriptor open while poll(2) waits.
-            var poll = new PollFd { Fd = lease.Descriptor, Events = events };
-            _ = Libc.Poll(&poll, 1, timeoutMilliseconds);
-        }
-        catch (ObjectDisposedException)
-        {
-            throw Disposed();
-        }
-
-        if (IsDisposed)
-        {
-            throw Disposed();
         }
     }
 

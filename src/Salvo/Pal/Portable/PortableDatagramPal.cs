@@ -16,7 +16,8 @@ internal sealed class PortableDatagramPal : DatagramPal
     // WSAECONNRESET (it would end most receive loops).
     private const int SioUdpConnReset = unchecked((int)0x9800000C);
 
-    private const int PollSliceMilliseconds = 250;
+    /// <summary>What <see cref="ISocketCalls.ReceiveFromAsync"/> returns when the deadline passed before a datagram came.</summary>
+    private const int TimedOut = -1;
 
     private ReceiveBatch? _single;
 
@@ -40,8 +41,20 @@ internal sealed class PortableDatagramPal : DatagramPal
 
     public override DatagramCapabilities Capabilities => new(BatchedIo: false, Gso: false, Gro: false, MaxGsoSegments: 0);
 
+    public override ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken) =>
+        ReceiveCoreAsync(batch, new AsyncCalls(cancellationToken));
+
+    public override int Receive(ReceiveBatch batch, int timeoutMilliseconds) =>
+        Completed(ReceiveCoreAsync(batch, new BlockingCalls(new PollDeadline(timeoutMilliseconds))));
+
+    public override ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken) =>
+        SendCoreAsync(batch, new AsyncCalls(cancellationToken));
+
+    public override int Send(SendBatch batch) => Completed(SendCoreAsync(batch, new BlockingCalls(PollDeadline.Never)));
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public override async ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken)
+    private async ValueTask<int> ReceiveCoreAsync<TCalls>(ReceiveBatch batch, TCalls calls)
+        where TCalls : struct, ISocketCalls
     {
         var address = HolderOf(batch);
         // One byte more than BufferSize: a datagram that fills it was longer than BufferSize.
@@ -51,7 +64,7 @@ internal sealed class PortableDatagramPal : DatagramPal
             int received;
             try
             {
-                received = await Socket.ReceiveFromAsync(buffer, SocketFlags.None, address, cancellationToken).ConfigureAwait(false);
+                received = await calls.ReceiveFromAsync(Socket, buffer, address).ConfigureAwait(false);
             }
             catch (Exception e) when (e is SocketException or ObjectDisposedException)
             {
@@ -63,48 +76,13 @@ internal sealed class PortableDatagramPal : DatagramPal
                 received = buffer.Length;
             }
 
-            return Complete(batch, address, received);
-        }
-    }
-
-    public override int Receive(ReceiveBatch batch, int timeoutMilliseconds)
-    {
-        var address = HolderOf(batch);
-        var deadline = timeoutMilliseconds < 0 ? long.MaxValue : Environment.TickCount64 + timeoutMilliseconds;
-        while (true)
-        {
-            int received;
-            try
-            {
-                var remaining = deadline - Environment.TickCount64;
-                if (remaining <= 0)
-                {
-                    return 0;
-                }
-
-                if (!Socket.Poll((int)Math.Min(remaining, PollSliceMilliseconds) * 1000, SelectMode.SelectRead))
-                {
-                    continue;
-                }
-
-                received = Socket.ReceiveFrom(batch.Buffer.AsSpan(0, batch.BufferSize + 1), SocketFlags.None, address);
-            }
-            catch (Exception e) when (e is SocketException or ObjectDisposedException)
-            {
-                if (Classify(e) == ReceiveFailure.Survivable)
-                {
-                    continue;
-                }
-
-                received = batch.BufferSize + 1;
-            }
-
-            return Complete(batch, address, received);
+            return received == TimedOut ? 0 : Complete(batch, address, received);
         }
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public override async ValueTask<int> SendAsync(SendBatch batch, CancellationToken cancellationToken)
+    private async ValueTask<int> SendCoreAsync<TCalls>(SendBatch batch, TCalls calls)
+        where TCalls : struct, ISocketCalls
     {
         batch.ResetOutcome();
         var accepted = 0;
@@ -120,52 +98,7 @@ internal sealed class PortableDatagramPal : DatagramPal
 
             try
             {
-                if (destination.HasValue)
-                {
-                    await Socket.SendToAsync(payload, SocketFlags.None, Destination(batch, destination), cancellationToken).ConfigureAwait(false);
-                }
-                else
-                {
-                    await Socket.SendAsync(payload, SocketFlags.None, cancellationToken).ConfigureAwait(false);
-                }
-
-                Counters.OnSent(1, payload.Length);
-                accepted++;
-            }
-            catch (Exception e) when (IsDatagramFailure(e))
-            {
-                RecordSendFailure(batch, i, (SocketException)e);
-            }
-        }
-
-        return accepted;
-    }
-
-    public override int Send(SendBatch batch)
-    {
-        batch.ResetOutcome();
-        var accepted = 0;
-        for (var i = 0; i < batch.Count; i++)
-        {
-            var payload = batch.GetMemory(i).Span;
-            var destination = batch.GetDestination(i);
-            if (!CanReach(destination))
-            {
-                RecordSendFailure(batch, i, new SocketException((int)SocketError.AddressFamilyNotSupported));
-                continue;
-            }
-
-            try
-            {
-                if (destination.HasValue)
-                {
-                    Socket.SendTo(payload, SocketFlags.None, Destination(batch, destination));
-                }
-                else
-                {
-                    Socket.Send(payload, SocketFlags.None);
-                }
-
+                await calls.SendToAsync(Socket, payload, destination.HasValue ? Destination(batch, destination) : null).ConfigureAwait(false);
                 Counters.OnSent(1, payload.Length);
                 accepted++;
             }
@@ -290,5 +223,53 @@ internal sealed class PortableDatagramPal : DatagramPal
         }
 
         return holder;
+    }
+
+    /// <summary>
+    /// Which of the runtime's calls the loops make, each loop one async method generic over them (a struct, so
+    /// neither boxed nor called through an interface): <see cref="BlockingCalls"/> for the blocking calls, done
+    /// before they return, and <see cref="AsyncCalls"/>.
+    /// </summary>
+    private interface ISocketCalls
+    {
+        /// <summary>Receives one datagram into <paramref name="buffer"/>; its length, or <see cref="TimedOut"/>.</summary>
+        ValueTask<int> ReceiveFromAsync(Socket socket, Memory<byte> buffer, SocketAddress source);
+
+        /// <summary>Sends one datagram, to the connected peer when <paramref name="destination"/> is null.</summary>
+        ValueTask<int> SendToAsync(Socket socket, ReadOnlyMemory<byte> payload, SocketAddress? destination);
+    }
+
+    /// <summary>
+    /// The runtime's blocking calls on the caller's thread. A receive polls in slices (see <see cref="PollDeadline"/>)
+    /// before it reads, so a disposal is seen within one slice without counting on the close to wake the thread.
+    /// </summary>
+    private readonly struct BlockingCalls(PollDeadline deadline) : ISocketCalls
+    {
+        public ValueTask<int> ReceiveFromAsync(Socket socket, Memory<byte> buffer, SocketAddress source)
+        {
+            while (deadline.TryNextSlice(out var slice))
+            {
+                if (socket.Poll(slice * 1000, SelectMode.SelectRead))
+                {
+                    return new(socket.ReceiveFrom(buffer.Span, SocketFlags.None, source));
+                }
+            }
+
+            return new(TimedOut);
+        }
+
+        public ValueTask<int> SendToAsync(Socket socket, ReadOnlyMemory<byte> payload, SocketAddress? destination) =>
+            new(destination is null ? socket.Send(payload.Span, SocketFlags.None) : socket.SendTo(payload.Span, SocketFlags.None, destination));
+    }
+
+    private readonly struct AsyncCalls(CancellationToken cancellationToken) : ISocketCalls
+    {
+        public ValueTask<int> ReceiveFromAsync(Socket socket, Memory<byte> buffer, SocketAddress source) =>
+            socket.ReceiveFromAsync(buffer, SocketFlags.None, source, cancellationToken);
+
+        public ValueTask<int> SendToAsync(Socket socket, ReadOnlyMemory<byte> payload, SocketAddress? destination) =>
+            destination is null
+                ? socket.SendAsync(payload, SocketFlags.None, cancellationToken)
+                : socket.SendToAsync(payload, SocketFlags.None, destination, cancellationToken);
     }
 }
