@@ -41,4 +41,7 @@ internal sealed class PortablePlatform : Platform
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) =>
         throw new PlatformNotSupportedException("Gathered stream sends need Linux.");
+
+    public override TunDevice OpenTunDevice(string name) =>
+        throw new PlatformNotSupportedException($"TUN interface '{name}': a TUN device needs Linux's /dev/net/tun, which this platform does not have.");
 }
