@@ -2,7 +2,6 @@ using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Salvo.Tunnel.Configuration;
-using Salvo.Tunnel.Pal;
 
 namespace Salvo.Tunnel;
 

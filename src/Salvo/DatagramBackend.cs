@@ -1,3 +1,5 @@
+using System.Runtime.Versioning;
+
 namespace Salvo;
 
 /// <summary>Which implementation moves a <see cref="DatagramSocket"/>'s datagrams.</summary>
@@ -7,6 +9,7 @@ public enum DatagramBackend
     Auto = 0,
 
     /// <summary>recvmmsg/sendmmsg on the socket's descriptor: many datagrams per system call (Linux only).</summary>
+    [SupportedOSPlatform("linux")]
     LinuxBatched = 1,
 
     /// <summary>System.Net.Sockets with the allocation-free SocketAddress overloads: one datagram per call, any OS.</summary>

@@ -155,7 +155,7 @@ public sealed class DatagramSocket : IDisposable
     public int Receive(ReceiveBatch batch, TimeSpan timeout)
     {
         ArgumentNullException.ThrowIfNull(batch);
-        var milliseconds = ToMilliseconds(timeout);
+        var milliseconds = PollTimeout.ToMilliseconds(timeout);
         ObjectDisposedException.ThrowIf(_pal.IsDisposed, this);
         return _pal.Receive(batch, milliseconds);
     }
@@ -288,17 +288,6 @@ public sealed class DatagramSocket : IDisposable
 
     /// <summary>Closes the socket; pending receives and sends end promptly with <see cref="ObjectDisposedException"/>.</summary>
     public void Dispose() => _pal.Dispose();
-
-    private static int ToMilliseconds(TimeSpan timeout)
-    {
-        if (timeout == Timeout.InfiniteTimeSpan)
-        {
-            return -1;
-        }
-
-        ArgumentOutOfRangeException.ThrowIfLessThan(timeout, TimeSpan.Zero, nameof(timeout));
-        return (int)Math.Min(int.MaxValue, (long)timeout.TotalMilliseconds);
-    }
 
     private static void CheckPayload(int length)
     {

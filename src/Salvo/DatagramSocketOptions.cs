@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using Microsoft.Extensions.Logging;
 
 namespace Salvo;
@@ -56,13 +57,13 @@ public sealed class DatagramSocketOptions
     /// for servers bound to a wildcard address that must reply from the address they were reached on.
     /// Linux backend only: the Portable backend refuses it at open (<see cref="NotSupportedException"/>). Defaults to false.
     /// </summary>
-    public bool ReceivePacketInformation { get; set; }
+    public bool ReceivePacketInformation { get; [SupportedOSPlatform("linux")] set; }
 
     /// <summary>
     /// Reports each received datagram's ECN bits (IP_RECVTOS / IPV6_RECVTCLASS). Linux backend only: the Portable
     /// backend refuses it at open (<see cref="NotSupportedException"/>). Defaults to false.
     /// </summary>
-    public bool ReceiveEcn { get; set; }
+    public bool ReceiveEcn { get; [SupportedOSPlatform("linux")] set; }
 
     /// <summary>
     /// Sets don't-fragment and never fragments locally (IP_PMTUDISC_PROBE / IPV6_DONTFRAG): a datagram

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using System.Text;
 using System.Text.Json;
 using Salvo.Perf.Cli;
@@ -53,6 +54,7 @@ public sealed class ServerClientTests
     [LinuxOnlyTheory]
     [InlineData(false)]
     [InlineData(true)]
+    [SupportedOSPlatform("linux")]
     public async Task Backend_ChosenOnEachEnd_IsTheOneEachSideReports(bool reverse)
     {
         // The server on the portable backend, the client on the Linux one: each side's report names its own.

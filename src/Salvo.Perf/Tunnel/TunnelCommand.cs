@@ -3,7 +3,6 @@ using System.Diagnostics;
 using Salvo.Perf.Cli;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Configuration;
-using Salvo.Tunnel.Pal.Linux;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -109,7 +108,7 @@ internal static class TunnelCommand
                 throw new CliException("up: --duration must be more than 0 seconds");
             }
 
-            using var tunnel = TunnelDevice.Start(configuration, LinuxTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
+            using var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
             ConfigureInterface(console, tunnel.InterfaceName, configuration);
             console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
             Directory.CreateDirectory(StatusFolder);

@@ -6,9 +6,9 @@ namespace Salvo.Pal;
 
 /// <summary>
 /// Everything in the library that depends on the operating system, chosen once per process: which datagram
-/// backends exist, the socket options that have no portable name, the kernel's counters. Callers ask what the
-/// platform can do ("can it shard a port?"), never which OS it is; a new backend or device (an io_uring ring, a
-/// TUN device) is one more member here and one more implementation beside the two below.
+/// backends exist, the socket options that have no portable name, the kernel's counters, TUN devices. Callers ask
+/// what the platform can do ("can it shard a port?"), never which OS it is; a new backend or device (an io_uring
+/// ring) is one more member here and one more implementation beside the two below.
 /// </summary>
 internal abstract class Platform
 {
@@ -50,4 +50,10 @@ internal abstract class Platform
     /// buffer is full. Only where <see cref="GathersStreamSends"/>.
     /// </summary>
     public abstract long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue);
+
+    /// <summary>Creates (or attaches to) the TUN interface <paramref name="name"/>; an empty name lets the kernel pick one.</summary>
+    /// <exception cref="PlatformNotSupportedException">The platform has no TUN device.</exception>
+    /// <exception cref="ArgumentException">The name is too long for an interface name.</exception>
+    /// <exception cref="IOException">The kernel refused the device or the name.</exception>
+    public abstract TunDevice OpenTunDevice(string name);
 }

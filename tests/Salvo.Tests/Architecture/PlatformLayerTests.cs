@@ -1,9 +1,12 @@
 namespace Salvo.Tests.Architecture;
 
-/// <summary>Everything in the library that knows the OS lives in the platform layer (src/Salvo/Pal).</summary>
+/// <summary>Everything that knows the OS lives in the library's platform layer (src/Salvo/Pal); the tunnel reaches it through that layer.</summary>
 public sealed class PlatformLayerTests
 {
     private static readonly string[] s_osSpecific = ["OperatingSystem.Is", "Interop.Linux"];
+
+    // The tunnel has no platform layer of its own: no OS check, no interop namespace, no import of any kind.
+    private static readonly string[] s_tunnelOsSpecific = ["OperatingSystem.Is", "Interop.", "LibraryImport", "DllImport"];
 
     [Fact]
     public void LibrarySource_OutsidePlatformLayer_NeverAsksTheOsOrCallsInterop()
@@ -12,14 +15,28 @@ public sealed class PlatformLayerTests
         var platformLayer = Path.Combine(library, "Pal") + Path.DirectorySeparatorChar;
         var sources = SourceTree.CSharpFiles(library);
 
-        var offenders = sources
-            .Where(file => !file.StartsWith(platformLayer, StringComparison.Ordinal))
-            .SelectMany(file => File.ReadLines(file).Select((line, index) => (file, line, number: index + 1)))
-            .Where(hit => s_osSpecific.Any(word => hit.line.Contains(word, StringComparison.Ordinal)))
-            .Select(hit => $"{Path.GetRelativePath(library, hit.file)}:{hit.number}: {hit.line.Trim()}")
-            .ToList();
+        var offenders = Offenders(library, sources.Where(file => !file.StartsWith(platformLayer, StringComparison.Ordinal)), s_osSpecific);
 
         Assert.Empty(offenders);
+    }
+
+    [Fact]
+    public void TunnelSource_NeverAsksTheOsOrCallsInterop()
+    {
+        var tunnel = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo.Tunnel");
+
+        var offenders = Offenders(tunnel, SourceTree.CSharpFiles(tunnel), s_tunnelOsSpecific);
+
+        Assert.Empty(offenders);
+    }
+
+    [Fact]
+    public void TunnelSource_ReachesTheOsThroughTheLibrarysPlatform()
+    {
+        // Guards the test above against passing because it read nothing: the device comes from Platform.Current.
+        var tunnel = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo.Tunnel");
+
+        Assert.Contains(SourceTree.CSharpFiles(tunnel), file => File.ReadAllText(file).Contains("Platform.Current.OpenTunDevice", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -48,4 +65,10 @@ public sealed class PlatformLayerTests
         Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[0], StringComparison.Ordinal));
         Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[1], StringComparison.Ordinal));
     }
+
+    private static List<string> Offenders(string root, IEnumerable<string> sources, string[] words) => sources
+        .SelectMany(file => File.ReadLines(file).Select((line, index) => (file, line, number: index + 1)))
+        .Where(hit => words.Any(word => hit.line.Contains(word, StringComparison.Ordinal)))
+        .Select(hit => $"{Path.GetRelativePath(root, hit.file)}:{hit.number}: {hit.line.Trim()}")
+        .ToList();
 }

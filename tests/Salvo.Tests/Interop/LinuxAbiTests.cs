@@ -14,6 +14,7 @@ public sealed class LinuxAbiTests
         Assert.Equal(64, Unsafe.SizeOf<MMsgHdr>());
         Assert.Equal(16, Unsafe.SizeOf<CMsgHdr>());
         Assert.Equal(8, Unsafe.SizeOf<PollFd>());
+        Assert.Equal(40, Unsafe.SizeOf<IfReq>());
     }
 
     [Fact]
@@ -34,6 +35,10 @@ public sealed class LinuxAbiTests
         var controlStart = (byte*)&control;
         Assert.Equal(8, (byte*)&control.Level - controlStart);
         Assert.Equal(12, (byte*)&control.Type - controlStart);
+
+        IfReq request = default;
+        var requestStart = (byte*)&request;
+        Assert.Equal(16, (byte*)&request.Flags - requestStart);
     }
 
     [Fact]
@@ -53,5 +58,20 @@ public sealed class LinuxAbiTests
         Assert.Equal(111, (int)Errno.ECONNREFUSED);
         Assert.Equal(90, (int)Errno.EMSGSIZE);
         Assert.Equal(11, (int)Errno.EAGAIN);
+        Assert.Equal(2, (int)Errno.ENOENT);
+        Assert.Equal(19, (int)Errno.ENODEV);
+    }
+
+    [Fact]
+    public void TunConstants_MatchTheKernelHeaders()
+    {
+        // include/uapi/linux/if_tun.h, include/uapi/linux/if.h, include/uapi/asm-generic/fcntl.h (octal 02, 04000, 02000000).
+        Assert.Equal((nuint)0x400454ca, Constants.TUNSETIFF);
+        Assert.Equal(0x0001, Constants.IFF_TUN);
+        Assert.Equal(0x1000, Constants.IFF_NO_PI);
+        Assert.Equal(16, Constants.IFNAMSIZ);
+        Assert.Equal(0x2, Constants.O_RDWR);
+        Assert.Equal(0x800, Constants.O_NONBLOCK);
+        Assert.Equal(0x80000, Constants.O_CLOEXEC);
     }
 }

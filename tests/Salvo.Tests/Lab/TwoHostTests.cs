@@ -2,12 +2,14 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Globalization;
 using System.Net;
+using System.Runtime.Versioning;
 using System.Text.RegularExpressions;
 
 namespace Salvo.Tests.Lab;
 
 /// <summary>What crosses a real path: a veth pair with MTU 1500 between two network namespaces.</summary>
 [Collection(NonParallelCollection.Name)]
+[SupportedOSPlatform("linux")]
 public sealed partial class TwoHostTests
 {
     private static DatagramSocket OpenIn(

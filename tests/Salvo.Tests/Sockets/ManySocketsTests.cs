@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Net;
+using System.Runtime.Versioning;
 
 namespace Salvo.Tests.Sockets;
 
@@ -14,6 +15,7 @@ public sealed class ManySocketsTests
     private const int SocketCount = 10_000;
 
     [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public Task LinuxBatched_TenThousandPendingReceives_NeedNoThreadEach_AndEachGetsItsDatagram() =>
         RunManySockets(DatagramBackend.LinuxBatched);
 

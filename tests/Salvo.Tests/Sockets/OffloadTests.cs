@@ -6,6 +6,7 @@ using Salvo.Pal;
 namespace Salvo.Tests.Sockets;
 
 /// <summary>UDP GSO on send and GRO on receive (Linux backend), their fallback, and per-datagram metadata.</summary>
+[SupportedOSPlatform("linux")]
 public sealed class OffloadTests
 {
     private const int DatagramCount = 100_000;
@@ -174,7 +175,6 @@ public sealed class OffloadTests
     [LinuxTheory]
     [InlineData("EINVAL")]
     [InlineData("EIO")]
-    [SupportedOSPlatform("linux")]
     public async Task ForcedGsoFailure_FallsBackWithoutLosingADatagram(string error)
     {
         using var receiver = Open(gro: false);

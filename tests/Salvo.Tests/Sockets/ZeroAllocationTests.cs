@@ -1,4 +1,5 @@
 using System.Net;
+using System.Runtime.Versioning;
 
 namespace Salvo.Tests.Sockets;
 
@@ -17,6 +18,7 @@ public sealed class ZeroAllocationTests
     private const int Slices = 10;
 
     [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public void LinuxBatched_SendAndReceive_AllocateNothingPerDatagram() =>
         AssertZeroAllocation(DatagramBackend.LinuxBatched, payloadLength: 64);
 
@@ -25,10 +27,12 @@ public sealed class ZeroAllocationTests
         AssertZeroAllocation(DatagramBackend.Portable, payloadLength: 64);
 
     [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public void LinuxBatched_LargeDatagrams_AllocateNothing() =>
         AssertZeroAllocation(DatagramBackend.LinuxBatched, payloadLength: 1380);
 
     [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public void LinuxBatched_WithGsoAndGroOn_AllocatesNothing()
     {
         // Full-size receive buffers turn GRO on; runs of equal datagrams leave as GSO messages.
@@ -38,6 +42,7 @@ public sealed class ZeroAllocationTests
     }
 
     [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public async Task LinuxBatched_AsyncReceiveThatWaits_AllocatesNothingPerDatagram()
     {
         // Each round starts the receive before anything is sent, so it parks on the runtime's I/O engine and

@@ -4,7 +4,6 @@ using System.Net;
 using System.Text.Json;
 using Salvo.Tests.Lab;
 using Salvo.Tunnel.Configuration;
-using Salvo.Tunnel.Pal.Linux;
 using Salvo.Tunnel.Routing;
 using Salvo.Tunnel.Tests.Support;
 
@@ -167,10 +166,14 @@ internal sealed class TunnelLab : IDisposable
             ListenPort = port,
             Peers = [new PeerConfiguration { PublicKey = peerKey, AllowedIps = [IPPrefix.Parse($"{peerAddress}/32")], Endpoint = endpoint }],
         };
-        var device = NetworkLab.InHost(host, () => TunnelDevice.Start(configuration, LinuxTunDevice.Open(InterfaceName), clock, logger));
+        var device = NetworkLab.InHost(host, () => TunnelDevice.Start(configuration, OpenTun(), clock, logger));
         _ends.Add(device);
         return device;
     }
+
+    /// <summary>The kernel's TUN device; the lab exists only where <see cref="NetworkLab.WhyUnavailable"/> found Linux.</summary>
+    private static ITunDevice OpenTun() =>
+        OperatingSystem.IsLinux() ? KernelTunDevice.Open(InterfaceName) : throw new PlatformNotSupportedException("The tunnel lab needs Linux.");
 
     /// <summary>The text of a count, for assertion messages.</summary>
     public static string Describe(IReadOnlyList<long> intervals) => string.Join(", ", intervals.Select(b => b.ToString(CultureInfo.InvariantCulture)));

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using Salvo.Tunnel.Pal;
 
 namespace Salvo.Tunnel.Tests.Support;
 

@@ -45,11 +45,12 @@ internal static class LinuxPathMtu
         }
     }
 
-    private static int NamespaceOf(Socket socket)
+    private static unsafe int NamespaceOf(Socket socket)
     {
         try
         {
-            return Libc.Ioctl(socket.SafeHandle, Libc.SIOCGSKNS);
+            // Safety: SIOCGSKNS takes no argument (net/socket.c, sock_ioctl), so the null pointer is never read.
+            return Libc.Ioctl(socket.SafeHandle, Libc.SIOCGSKNS, null);
         }
         catch (ObjectDisposedException)
         {

@@ -6,7 +6,7 @@ using Salvo.Internal;
 
 namespace Salvo.Pal;
 
-/// <summary>Linux: the batched backend, SO_REUSEPORT sharding, SO_BUSY_POLL, /proc drop counters, route MTU, gathered sends.</summary>
+/// <summary>Linux: the batched backend, SO_REUSEPORT sharding, SO_BUSY_POLL, /proc drop counters, route MTU, gathered sends, TUN devices.</summary>
 [SupportedOSPlatform("linux")]
 internal sealed class LinuxPlatform : Platform
 {
@@ -86,6 +86,8 @@ internal sealed class LinuxPlatform : Platform
     public override int MaxDatagramSize(DatagramAddress destination, Socket asking) => LinuxPathMtu.MaxDatagramSize(destination, asking);
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) => LinuxGatheredSend.TrySend(socket, queue);
+
+    public override TunDevice OpenTunDevice(string name) => LinuxTunDevice.Open(name);
 
     private static void SetInt(Socket socket, int level, int name, int value)
     {

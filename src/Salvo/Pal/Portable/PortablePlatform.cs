@@ -12,7 +12,7 @@ internal sealed class PortablePlatform : Platform
     public override bool GathersStreamSends => false;
 
     public override string? RefuseBackend(DatagramBackend backend) =>
-        backend == DatagramBackend.LinuxBatched ? "Backend LinuxBatched needs Linux; use Auto or Portable." : null;
+        backend is DatagramBackend.Auto or DatagramBackend.Portable ? null : $"Backend {backend} needs Linux; use Auto or Portable.";
 
     public override DatagramPal OpenDatagram(Socket socket, DatagramSocketOptions options, SocketCounters counters) =>
         new PortableDatagramPal(socket, counters, options);
@@ -41,4 +41,7 @@ internal sealed class PortablePlatform : Platform
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) =>
         throw new PlatformNotSupportedException("Gathered stream sends need Linux.");
+
+    public override TunDevice OpenTunDevice(string name) =>
+        throw new PlatformNotSupportedException($"TUN interface '{name}': a TUN device needs Linux's /dev/net/tun, which this platform does not have.");
 }

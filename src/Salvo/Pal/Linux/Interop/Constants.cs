@@ -1,8 +1,9 @@
 namespace Salvo.Interop.Linux;
 
 /// <summary>
-/// Socket constants read off the kernel's uapi headers (the header of each group is named above it; the
-/// options are described in socket(7), ip(7), ipv6(7), udp(7) and poll(2)). LinuxAbiTests asserts them.
+/// Constants read off the kernel's uapi headers (the header of each group is named above it; the options are
+/// described in socket(7), ip(7), ipv6(7), udp(7), poll(2), open(2) and the kernel's Documentation/networking/tuntap.rst).
+/// LinuxAbiTests asserts them.
 /// </summary>
 internal static class Constants
 {
@@ -70,6 +71,20 @@ internal static class Constants
     public const short POLLOUT = 0x004;
     public const short POLLERR = 0x008;
     public const short POLLHUP = 0x010;
+
+    // include/uapi/asm-generic/fcntl.h (octal there: 02, 04000, 02000000)
+    public const int O_RDWR = 0x2;
+    public const int O_NONBLOCK = 0x800;
+    public const int O_CLOEXEC = 0x80000;
+
+    // include/uapi/linux/if_tun.h: TUNSETIFF is _IOW('T', 202, int); IFF_NO_PI drops the 4-byte packet-information
+    // prefix, so reads and writes are bare IP packets
+    public const nuint TUNSETIFF = 0x400454ca;
+    public const short IFF_TUN = 0x0001;
+    public const short IFF_NO_PI = 0x1000;
+
+    // include/uapi/linux/if.h: an interface name's bytes, the terminating NUL included
+    public const int IFNAMSIZ = 16;
 
     // sizeof(struct sockaddr_in) (include/uapi/linux/in.h) and sockaddr_in6 (include/uapi/linux/in6.h)
     public const int SizeOfSockaddrIn = 16;

@@ -1,7 +1,7 @@
 namespace Salvo.Interop.Linux;
 
 /// <summary>
-/// The errno values the datagram path acts on, from the kernel's include/uapi/asm-generic/errno-base.h
+/// The errno values the datagram path and the TUN device act on, from the kernel's include/uapi/asm-generic/errno-base.h
 /// (1 to 34) and include/uapi/asm-generic/errno.h (35 on), which x86-64 and arm64 both use; meanings in
 /// errno(3). LinuxAbiTests checks them against this machine's libc.
 /// </summary>
@@ -9,12 +9,14 @@ internal enum Errno
 {
     None = 0,
     EPERM = 1,
+    ENOENT = 2,
     EINTR = 4,
     EIO = 5,
     EBADF = 9,
     EAGAIN = 11,
     EACCES = 13,
     EFAULT = 14,
+    ENODEV = 19,
     EINVAL = 22,
     ENOTSOCK = 88,
     EDESTADDRREQ = 89,

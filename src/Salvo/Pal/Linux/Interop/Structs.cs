@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace Salvo.Interop.Linux;
@@ -52,4 +53,22 @@ internal struct PollFd
     public int Fd;
     public short Events;
     public short ReturnedEvents;
+}
+
+/// <summary>
+/// <c>struct ifreq</c> as TUNSETIFF reads and writes it: the interface name, then <c>ifr_flags</c> at offset 16, the
+/// first member of a 24-byte union: 40 bytes.
+/// </summary>
+[StructLayout(LayoutKind.Sequential, Size = 40)]
+internal struct IfReq
+{
+    public InterfaceName Name;
+    public short Flags;
+}
+
+/// <summary><c>ifr_name</c>: IFNAMSIZ bytes, NUL-terminated.</summary>
+[InlineArray(Constants.IFNAMSIZ)]
+internal struct InterfaceName
+{
+    private byte _first;
 }

@@ -1,4 +1,4 @@
-namespace Salvo.Tunnel.Pal;
+namespace Salvo.Tunnel;
 
 /// <summary>A layer-3 virtual interface: IP packets in and out, in batches.</summary>
 public interface ITunDevice : IDisposable
