@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using Salvo.Server;
 using static Salvo.Tests.Server.ServerTestSupport;
 
@@ -15,6 +16,7 @@ public sealed class ServerSocketTemplateTests
     [LinuxTheory]
     [InlineData(true, "127.0.0.2")]
     [InlineData(false, "127.0.0.1")]
+    [SupportedOSPlatform("linux")]
     public async Task TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo(bool packetInformation, string expectedSource)
     {
         var options = WildcardOptions(packetInformation);
@@ -34,6 +36,7 @@ public sealed class ServerSocketTemplateTests
     [LinuxTheory]
     [InlineData(ServerProcessing.Inline)]
     [InlineData(ServerProcessing.Queued)]
+    [SupportedOSPlatform("linux")]
     public async Task Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue(ServerProcessing processing)
     {
         var options = WildcardOptions(packetInformation: true);
@@ -123,6 +126,7 @@ public sealed class ServerSocketTemplateTests
         Assert.Equal(IPAddress.Loopback, server.LocalEndPoint.Address);
     }
 
+    [SupportedOSPlatform("linux")]
     private static DatagramServerOptions WildcardOptions(bool packetInformation)
     {
         var options = LoopbackOptions();
