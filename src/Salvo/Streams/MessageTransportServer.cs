@@ -3,12 +3,14 @@ using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Salvo.Server;
 
 namespace Salvo.Streams;
 
 /// <summary>
 /// The server side of <see cref="MessageTransport"/>: listens on UDP and TCP on the same port number, answers UDP
-/// handshakes, and hands every message, whichever way it came, to one <see cref="MessageHandler"/>.
+/// handshakes, and hands every message, whichever way it came, to one <see cref="MessageHandler"/>. The UDP side is a
+/// <see cref="DatagramServer"/> with one worker, so receive errors are counted, logged and survived as in any server.
 /// </summary>
 public sealed class MessageTransportServer : IAsyncDisposable
 {
@@ -20,8 +22,7 @@ public sealed class MessageTransportServer : IAsyncDisposable
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _stopping = new();
     private StreamServer? _tcp;
-    private DatagramSocket? _udp;
-    private Task _udpLoop = Task.CompletedTask;
+    private DatagramServer? _udp;
     private long _handshakesAnswered;
 
     /// <summary>Creates a server; <see cref="Start"/> opens the ports.</summary>
@@ -70,7 +71,7 @@ public sealed class MessageTransportServer : IAsyncDisposable
 
             try
             {
-                _udp = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = tcp.LocalEndPoint! });
+                _udp = OpenUdp(tcp.LocalEndPoint!);
                 _tcp = tcp;
                 break;
             }
@@ -84,8 +85,6 @@ public sealed class MessageTransportServer : IAsyncDisposable
                 throw;
             }
         }
-
-        _udpLoop = ServeUdpAsync(_udp);
     }
 
     /// <summary>Stops UDP at once and TCP gracefully (queued messages go out), and waits for both.</summary>
@@ -98,8 +97,11 @@ public sealed class MessageTransportServer : IAsyncDisposable
         }
 
         await _stopping.CancelAsync().ConfigureAwait(false);
-        _udp?.Dispose();
-        await _udpLoop.ConfigureAwait(false);
+        if (_udp is not null)
+        {
+            await _udp.DisposeAsync().ConfigureAwait(false);
+        }
+
         if (_tcp is not null)
         {
             await _tcp.StopAsync(cancellationToken).ConfigureAwait(false);
@@ -113,46 +115,61 @@ public sealed class MessageTransportServer : IAsyncDisposable
         _stopping.Dispose();
     }
 
-    private async Task ServeUdpAsync(DatagramSocket socket)
+    private DatagramServer OpenUdp(IPEndPoint endPoint)
     {
-        var batch = new ReceiveBatch(_options.UdpBatchSize);
-        var peer = new UdpReplyPeer(socket, new SendBatch(capacity: 16));
+        var server = new DatagramServer(
+            new DatagramServerOptions
+            {
+                EndPoint = endPoint,
+                Workers = 1,
+                BatchSize = _options.UdpBatchSize,
+                // Message handlers are asynchronous; they run on the thread pool rather than block a thread of their own.
+                IoModel = ServerIoModel.Async,
+                // A datagram cut to the buffer is logged with its sender below rather than dropped unseen.
+                DeliverTruncated = true,
+                Socket = { Logger = _logger },
+            },
+            new UdpHandler(this),
+            _logger);
         try
         {
-            while (true)
-            {
-                await socket.ReceiveAsync(batch, _stopping.Token).ConfigureAwait(false);
-                foreach (var datagram in batch)
-                {
-                    if (datagram.IsTruncated || datagram.Length == 0)
-                    {
-                        TransportLog.Dropped(_logger, datagram.Source, datagram.IsTruncated ? "longer than 65,536 bytes" : "empty");
-                    }
-                    else if (datagram.Payload[0] == UdpEnvelope.Data)
-                    {
-                        peer.Source = datagram.Source;
-                        await HandleAsync(peer, datagram).ConfigureAwait(false);
-                    }
-                    else if (UdpEnvelope.TryReadHandshake(datagram.Payload, UdpEnvelope.Hello, out var nonce))
-                    {
-                        if (_options.AnswerHandshake)
-                        {
-                            await peer.AnswerHelloAsync(nonce, datagram.Source, _stopping.Token).ConfigureAwait(false);
-                            Interlocked.Increment(ref _handshakesAnswered);
-                        }
-                    }
-                    else
-                    {
-                        TransportLog.Dropped(_logger, datagram.Source, $"unknown datagram type 0x{datagram.Payload[0]:X2}");
-                    }
-                }
-
-                await peer.FlushAsync(_stopping.Token).ConfigureAwait(false);
-            }
+            server.StartAsync().GetAwaiter().GetResult();
+            return server;
         }
-        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
+        catch
         {
-            // Stopped.
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            throw;
+        }
+    }
+
+    private async ValueTask HandleBatchAsync(DatagramContext context, UdpReplyPeer peer)
+    {
+        foreach (var datagram in context.Datagrams)
+        {
+            if (datagram.IsTruncated || datagram.Length == 0)
+            {
+                TransportLog.Dropped(_logger, datagram.Source, datagram.IsTruncated ? "longer than 65,536 bytes" : "empty");
+                continue;
+            }
+
+            peer.Begin(context, datagram.Source);
+            if (datagram.Payload[0] == UdpEnvelope.Data)
+            {
+                await HandleAsync(peer, datagram).ConfigureAwait(false);
+            }
+            else if (UdpEnvelope.TryReadHandshake(datagram.Payload, UdpEnvelope.Hello, out var nonce))
+            {
+                if (_options.AnswerHandshake)
+                {
+                    await peer.AnswerHelloAsync(nonce).ConfigureAwait(false);
+                    Interlocked.Increment(ref _handshakesAnswered);
+                }
+            }
+            else
+            {
+                TransportLog.Dropped(_logger, datagram.Source, $"unknown datagram type 0x{datagram.Payload[0]:X2}");
+            }
         }
     }
 
@@ -166,5 +183,13 @@ public sealed class MessageTransportServer : IAsyncDisposable
         {
             TransportLog.HandlerFailed(_logger, datagram.Source, e);
         }
+    }
+
+    /// <summary>The UDP side's handler: one reply peer for the server's one worker.</summary>
+    private sealed class UdpHandler(MessageTransportServer server) : IAsyncDatagramHandler
+    {
+        private readonly UdpReplyPeer _peer = new();
+
+        public ValueTask HandleAsync(DatagramContext context) => server.HandleBatchAsync(context, _peer);
     }
 }

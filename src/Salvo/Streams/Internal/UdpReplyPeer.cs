@@ -1,35 +1,55 @@
 using System.Net;
+using Salvo.Server;
 
 namespace Salvo.Streams;
 
 /// <summary>
-/// The UDP sender of the datagram being handled. One instance per receive loop, pointed at each datagram's source in
-/// turn; replies go into the loop's send batch, flushed once per received batch (one sendmmsg on Linux).
+/// The UDP sender of the datagram being handled. One instance per server worker, pointed at each batch's context and
+/// each datagram's source in turn; replies go into the worker's reply batch, sent once per received batch (one
+/// sendmmsg on Linux) or earlier when it fills.
 /// </summary>
-internal sealed class UdpReplyPeer(DatagramSocket socket, SendBatch replies) : IMessagePeer
+internal sealed class UdpReplyPeer : IMessagePeer
 {
-    public DatagramAddress Source { get; set; }
+    private DatagramContext _context;
+
+    public DatagramAddress Source { get; private set; }
 
     public TransportKind Transport => TransportKind.Udp;
 
     public EndPoint? RemoteEndPoint => Source.ToIPEndPoint();
 
+    /// <summary>Points the peer at one received datagram of the batch in <paramref name="context"/>.</summary>
+    public void Begin(in DatagramContext context, DatagramAddress source)
+    {
+        _context = context;
+        Source = source;
+    }
+
     public async ValueTask<bool> SendAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken = default)
     {
         UdpEnvelope.CheckMessageLength(message.Length);
-
-        if (!TryAdd(message.Span, Source))
+        if (!TryAdd(message.Span))
         {
-            await FlushAsync(cancellationToken).ConfigureAwait(false);
-            TryAdd(message.Span, Source);
+            await _context.FlushRepliesAsync().ConfigureAwait(false);
+            TryAdd(message.Span);
         }
 
         return true;
     }
 
-    public bool TryAdd(ReadOnlySpan<byte> message, DatagramAddress destination)
+    /// <summary>Queues a HELLO-ACK echoing <paramref name="nonce"/>, flushing first when the batch is full.</summary>
+    public async ValueTask AnswerHelloAsync(ulong nonce)
     {
-        if (!replies.TryAdd(message.Length + UdpEnvelope.HeaderLength, destination, out var datagram))
+        if (!TryAddHelloAck(nonce))
+        {
+            await _context.FlushRepliesAsync().ConfigureAwait(false);
+            TryAddHelloAck(nonce);
+        }
+    }
+
+    private bool TryAdd(ReadOnlySpan<byte> message)
+    {
+        if (!_context.Replies.TryAdd(message.Length + UdpEnvelope.HeaderLength, Source, out var datagram))
         {
             return false;
         }
@@ -39,33 +59,14 @@ internal sealed class UdpReplyPeer(DatagramSocket socket, SendBatch replies) : I
         return true;
     }
 
-    /// <summary>Queues a HELLO-ACK echoing <paramref name="nonce"/>, flushing first when the batch is full.</summary>
-    public async ValueTask AnswerHelloAsync(ulong nonce, DatagramAddress destination, CancellationToken cancellationToken)
+    private bool TryAddHelloAck(ulong nonce)
     {
-        if (!TryAddHelloAck(nonce, destination))
-        {
-            await FlushAsync(cancellationToken).ConfigureAwait(false);
-            TryAddHelloAck(nonce, destination);
-        }
-    }
-
-    private bool TryAddHelloAck(ulong nonce, DatagramAddress destination)
-    {
-        if (!replies.TryAdd(UdpEnvelope.HandshakeLength, destination, out var datagram))
+        if (!_context.Replies.TryAdd(UdpEnvelope.HandshakeLength, Source, out var datagram))
         {
             return false;
         }
 
         UdpEnvelope.WriteHandshake(datagram, UdpEnvelope.HelloAck, nonce);
         return true;
-    }
-
-    public async ValueTask FlushAsync(CancellationToken cancellationToken)
-    {
-        if (replies.Count > 0)
-        {
-            await socket.SendAsync(replies, cancellationToken).ConfigureAwait(false);
-            replies.Clear();
-        }
     }
 }
