@@ -37,6 +37,9 @@ public sealed class DatagramServer : IAsyncDisposable
     private Task? _stopping;
 
     /// <summary>Creates a server with a synchronous handler. Nothing is bound until <see cref="StartAsync"/>.</summary>
+    /// <param name="options">How to run it; copied, so later changes do not reach the server.</param>
+    /// <param name="handler">Called with each received batch.</param>
+    /// <param name="logger">Where the server logs; null uses <see cref="DatagramSocketOptions.Logger"/> of <see cref="DatagramServerOptions.Socket"/>, as sockets and streams take theirs from their options.</param>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
     /// <exception cref="ArgumentException">An option is invalid; the message names it.</exception>
     public DatagramServer(DatagramServerOptions options, IDatagramHandler handler, ILogger? logger = null)
@@ -45,6 +48,9 @@ public sealed class DatagramServer : IAsyncDisposable
     }
 
     /// <summary>Creates a server with an asynchronous handler. Nothing is bound until <see cref="StartAsync"/>.</summary>
+    /// <param name="options">How to run it; copied, so later changes do not reach the server.</param>
+    /// <param name="handler">Called with each received batch.</param>
+    /// <param name="logger">Where the server logs; null uses <see cref="DatagramSocketOptions.Logger"/> of <see cref="DatagramServerOptions.Socket"/>, as sockets and streams take theirs from their options.</param>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
     /// <exception cref="ArgumentException">An option is invalid; the message names it.</exception>
     public DatagramServer(DatagramServerOptions options, IAsyncDatagramHandler handler, ILogger? logger = null)
@@ -58,7 +64,8 @@ public sealed class DatagramServer : IAsyncDisposable
         options.Validate();
         _options = options.Clone();
         _handler = handler;
-        _logger = logger ?? NullLogger.Instance;
+        // One logger for the server and its sockets: the options' (as for sockets and streams), unless one is passed here.
+        _logger = logger ?? options.Socket.Logger ?? NullLogger.Instance;
     }
 
     /// <summary>The bound endpoint (the actual port when port 0 was asked).</summary>

@@ -46,6 +46,21 @@ public sealed class FaultIsolationTests
     }
 
     [Fact]
+    public async Task ThrowingHandler_WithoutALoggerPassed_IsLoggedToTheOptionsLogger()
+    {
+        var options = LoopbackOptions(workers: 1);
+        var logger = new CountingLogger();
+        options.Socket.Logger = logger;
+        await using var server = new DatagramServer(options, new ThrowOnBoomHandler());
+        await server.StartAsync();
+        using var client = Client();
+
+        client.SendTo("boom"u8, SocketFlags.None, server.LocalEndPoint);
+
+        Assert.True(await WaitUntil(() => logger.Errors == 1), "The handler's failure did not reach the options' logger.");
+    }
+
+    [Fact]
     public async Task ThrowingHandler_FailingOnEveryBatch_IsLoggedAtMostOncePerSecondWithTheSuppressedCount()
     {
         const int Failures = 200;
