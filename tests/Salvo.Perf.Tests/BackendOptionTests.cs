@@ -26,12 +26,14 @@ public sealed class BackendOptionTests
     }
 
     [Fact]
-    public async Task Rr_BackendWithARemoteServer_FailsNamingTheOption()
+    public async Task Rr_BackendWithARemoteServer_DrivesTheClientSockets()
     {
-        var (exit, _, error) = await Cli.RunAsync("rr", "--server", "127.0.0.1:9", "--backend", "portable", "-t", "0.2");
+        // Nothing listens on 127.0.0.1:9: the portable client's sends draw ICMP port unreachable, which it
+        // counts and reports as a refusal naming --server (not an option error: the backend is the client's).
+        var (exit, _, error) = await Cli.RunAsync("rr", "--server", "127.0.0.1:9", "--backend", "portable", "-t", "0.2", "--warmup", "0.05");
 
-        Assert.Equal(2, exit);
-        Assert.Contains("--backend: applies to the in-process responder", error, StringComparison.Ordinal);
+        Assert.Equal(1, exit);
+        Assert.Contains("--server: 127.0.0.1:9 refused the requests", error, StringComparison.Ordinal);
     }
 
     [LinuxOnlyTheory]
@@ -46,9 +48,12 @@ public sealed class BackendOptionTests
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);
         Assert.Equal(reported, document.RootElement.GetProperty("result").GetProperty("responderBackend").GetString());
+        Assert.Equal(reported, document.RootElement.GetProperty("result").GetProperty("clientBackend").GetString());
         Assert.Equal(backend == "portable" ? "Portable" : backend == "linux" ? "LinuxBatched" : "Auto",
             document.RootElement.GetProperty("settings").GetProperty("backend").GetString());
-        Assert.True(document.RootElement.GetProperty("result").GetProperty("completed").GetInt64() > 0, output);
+        // Exit 0 already says responses came back (rr fails when none does); the 0.2 s window itself may hold
+        // none when a loaded machine stalls the process for longer than that, so the test does not ask it to.
+        Assert.True(document.RootElement.GetProperty("result").GetProperty("sent").GetInt64() > 0, output);
     }
 
     [LinuxOnlyFact]

@@ -34,7 +34,11 @@ internal interface ILoopbackMethod
 /// <param name="Workers">Receiving workers; 1 today, room for a future workers axis.</param>
 /// <param name="ReceiverAddress">Where the receiver binds.</param>
 /// <param name="Backend">The backend of Salvo's sockets (the plain .NET methods ignore it).</param>
-internal sealed record LoopbackPoint(int PayloadBytes, int SocketBufferBytes, int Workers, IPAddress ReceiverAddress, DatagramBackend Backend = DatagramBackend.Auto);
+/// <param name="Connected">
+/// Whether the sender connects its socket to the receiver and sends without a destination, as a client with one
+/// peer does (the kernel then skips the route lookup per send); otherwise each send names the receiver.
+/// </param>
+internal sealed record LoopbackPoint(int PayloadBytes, int SocketBufferBytes, int Workers, IPAddress ReceiverAddress, DatagramBackend Backend = DatagramBackend.Auto, bool Connected = false);
 
 /// <summary>The receiving end: counts what arrives until told to stop.</summary>
 internal abstract class LoopbackReceiver : IDisposable

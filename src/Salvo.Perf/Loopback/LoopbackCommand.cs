@@ -48,7 +48,7 @@ internal static class LoopbackCommand
         var settings = new LoopbackSettings(
             run.Methods.Select(m => m.Name).ToArray(), run.PayloadBytes, run.DurationSeconds, run.WarmupSeconds,
             run.Repetitions, run.SenderCpu is not null, run.SenderCpu, run.ReceiverCpu, run.SocketBufferBytes,
-            run.SenderCpu is null ? PinNote(run) : null, run.Address.ToString(), run.Backend);
+            run.SenderCpu is null ? PinNote(run) : null, run.Address.ToString(), run.Backend, run.Connected);
         var runner = new LoopbackRunner(run);
         runner.PointDone += (sample, index, total) =>
         {
@@ -83,7 +83,7 @@ internal static class LoopbackCommand
         }
         else
         {
-            console.Line($"salvo loopback: {string.Join(", ", settings.Methods)} x {string.Join(", ", run.PayloadBytes)} B x {run.Repetitions} repetitions, {run.DurationSeconds} s each; {Pinning(settings)}");
+            console.Line($"salvo loopback: {string.Join(", ", settings.Methods)} x {string.Join(", ", run.PayloadBytes)} B x {run.Repetitions} repetitions, {run.DurationSeconds} s each; {Pinning(settings)}{(run.Connected ? "; senders connected" : string.Empty)}");
             samples = runner.Run(cancellationToken);
         }
 
@@ -224,6 +224,13 @@ internal static class LoopbackCommand
 
         public Option<string> Bind { get; } = CommonOptions.LoopbackBind();
 
+        public Option<bool> Connect { get; } = new("--connect")
+        {
+            Description = "Connect each sender's socket to the receiver and send without a destination (Socket.Connect + Send, " +
+                "DatagramSocket.Connect + batches to DatagramAddress.None), as a client with one peer does; compare with C's " +
+                "connected sender. The server-wN senders stay unconnected. Defaults to off: every send names the receiver.",
+        };
+
         public void AddTo(Command command)
         {
             command.Options.Add(Lengths);
@@ -239,6 +246,7 @@ internal static class LoopbackCommand
             command.Options.Add(Buffer);
             command.Options.Add(Backend);
             command.Options.Add(Bind);
+            command.Options.Add(Connect);
         }
 
         public LoopbackRunOptions Read(ParseResult parse, int[]? sizes = null, int? repetitions = null, double? seconds = null)
@@ -257,7 +265,8 @@ internal static class LoopbackCommand
                 receiverCpu,
                 parse.GetValue(Buffer),
                 CommonOptions.ParseLoopbackAddress(parse.GetValue(Bind)!),
-                BackendOption.Read(parse, Backend));
+                BackendOption.Read(parse, Backend),
+                parse.GetValue(Connect));
         }
 
         public static IReadOnlyList<ILoopbackMethod> ParseMethods(string text)

@@ -145,6 +145,7 @@ internal sealed record LoopbackResult(
 /// <param name="PinNote">Why pinning was not done, when it was not.</param>
 /// <param name="Address">The loopback address both ends bound (-B): 127.0.0.1 or ::1.</param>
 /// <param name="Backend">The backend asked for with --backend (Auto, LinuxBatched or Portable).</param>
+/// <param name="Connected">Whether the senders were connected to the receiver (--connect).</param>
 internal sealed record LoopbackSettings(
     IReadOnlyList<string> Methods,
     IReadOnlyList<int> PayloadBytes,
@@ -157,7 +158,8 @@ internal sealed record LoopbackSettings(
     int SocketBufferBytes,
     string? PinNote,
     string Address,
-    DatagramBackend Backend = DatagramBackend.Auto);
+    DatagramBackend Backend = DatagramBackend.Auto,
+    bool Connected = false);
 
 /// <summary>The JSON document of <c>salvo loopback --json</c>.</summary>
 /// <param name="Command">"loopback".</param>

@@ -51,7 +51,7 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
 
     private LoopbackSample RunPoint(ILoopbackMethod method, int size, int repetition, int index, int total, CancellationToken cancellationToken)
     {
-        var point = new LoopbackPoint(size, options.SocketBufferBytes, 1, options.Address, options.Backend);
+        var point = new LoopbackPoint(size, options.SocketBufferBytes, 1, options.Address, options.Backend, options.Connected);
         using var receiver = method.CreateReceiver(point);
         using var sender = method.CreateSender(point, receiver.LocalEndPoint);
         using var stop = new CancellationTokenSource();
@@ -222,6 +222,7 @@ internal sealed class LoopbackRunner(LoopbackRunOptions options)
 /// <param name="SocketBufferBytes">SO_RCVBUF/SO_SNDBUF for every method.</param>
 /// <param name="Address">The loopback address both ends bind.</param>
 /// <param name="Backend">The backend of the Salvo methods' sockets.</param>
+/// <param name="Connected">Whether senders connect to the receiver and send without a destination (--connect).</param>
 internal sealed record LoopbackRunOptions(
     IReadOnlyList<ILoopbackMethod> Methods,
     IReadOnlyList<int> PayloadBytes,
@@ -232,7 +233,8 @@ internal sealed record LoopbackRunOptions(
     int? ReceiverCpu,
     int SocketBufferBytes,
     System.Net.IPAddress Address,
-    DatagramBackend Backend = DatagramBackend.Auto);
+    DatagramBackend Backend = DatagramBackend.Auto,
+    bool Connected = false);
 
 /// <summary>A point in progress.</summary>
 /// <param name="Method">The method running.</param>

@@ -56,14 +56,22 @@ internal sealed class NaiveMethod : ILoopbackMethod
     private sealed class Sender : LoopbackSender
     {
         private readonly UdpClient _client;
-        private readonly IPEndPoint _target;
+        private readonly IPEndPoint? _target;
         private readonly int _length;
 
         public Sender(LoopbackPoint point, IPEndPoint target)
         {
             _client = new UdpClient(new IPEndPoint(point.ReceiverAddress, 0));
             _client.Client.SendBufferSize = point.SocketBufferBytes;
-            _target = target;
+            if (point.Connected)
+            {
+                _client.Connect(target);
+            }
+            else
+            {
+                _target = target;
+            }
+
             _length = point.PayloadBytes;
         }
 

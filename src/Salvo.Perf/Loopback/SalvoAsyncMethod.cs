@@ -56,7 +56,7 @@ internal sealed class SalvoAsyncMethod : ILoopbackMethod
     private sealed class Sender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target) : LoopbackSender
     {
         private readonly SendBatch _batch = new(SalvoMethod.BatchFor(point.PayloadBytes), point.PayloadBytes);
-        private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
+        private readonly DatagramAddress _destination = SalvoMethod.Aim(socket, point, target);
 
         public override void Run(EndpointMeter meter, long maxDatagrams) => SingleThreadContext.Run(async () =>
         {

@@ -23,7 +23,8 @@ internal sealed class SalvoMethod : ILoopbackMethod
     public LoopbackReceiver CreateReceiver(LoopbackPoint point) =>
         new BatchReceiver(Open(point, offloads: false), Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1));
 
-    public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) => new BatchSender(Open(point, offloads: false), point, receiver);
+    public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) =>
+        new BatchSender(Open(point, offloads: false), point, receiver, BatchFor(point.PayloadBytes));
 
     /// <summary>Opens a socket for one end; <paramref name="offloads"/> turns UDP GSO and GRO on or off.</summary>
     internal static DatagramSocket Open(LoopbackPoint point, bool offloads) => new(new DatagramSocketOptions
@@ -35,6 +36,40 @@ internal sealed class SalvoMethod : ILoopbackMethod
         Gso = offloads,
         Gro = offloads,
     });
+
+    /// <summary>
+    /// Where the sender's batches go: with <see cref="LoopbackPoint.Connected"/> the socket is connected to
+    /// <paramref name="target"/> and entries carry no destination; otherwise each entry names it.
+    /// </summary>
+    internal static DatagramAddress Aim(DatagramSocket socket, LoopbackPoint point, IPEndPoint target)
+    {
+        if (!point.Connected)
+        {
+            return DatagramAddress.FromIPEndPoint(target);
+        }
+
+        socket.Connect(target);
+        return DatagramAddress.None;
+    }
+
+    /// <summary>
+    /// Datagrams per GSO batch: whole GSO messages only (47 x 1,380 B fill one; 64 x 64 B), as many as fit in
+    /// 256 KiB of payload and the batch's 1,024 entries, so no message leaves short and one sendmmsg carries
+    /// several (measured: 64-datagram batches of 1,380 B left as 47 + 17 segments, 0.73x C's full messages).
+    /// Without GSO, <see cref="BatchFor"/>.
+    /// </summary>
+    internal static int GsoBatchFor(DatagramCapabilities capabilities, int payloadBytes)
+    {
+        const int MaxEntries = 1024;
+        var perMessage = capabilities.GsoSegmentsPerMessage(payloadBytes);
+        if (perMessage == 1)
+        {
+            return BatchFor(payloadBytes);
+        }
+
+        var messages = Math.Clamp(MaxBatchBytes / (perMessage * payloadBytes), 1, MaxEntries / perMessage);
+        return perMessage * messages;
+    }
 
     /// <summary>
     /// Datagrams per batch: 64, but at most 256 KiB of payload, so that one sendmmsg of large datagrams
@@ -90,11 +125,11 @@ internal sealed class SalvoMethod : ILoopbackMethod
         protected override void Dispose(bool disposing) => socket.Dispose();
     }
 
-    /// <summary>Sends 64-datagram batches of equal size on a dedicated thread (one GSO message each when GSO is on).</summary>
-    internal sealed class BatchSender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target) : LoopbackSender
+    /// <summary>Sends batches of <paramref name="capacity"/> equal-sized datagrams on a dedicated thread.</summary>
+    internal sealed class BatchSender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target, int capacity) : LoopbackSender
     {
-        private readonly SendBatch _batch = new(BatchFor(point.PayloadBytes), point.PayloadBytes);
-        private readonly DatagramAddress _destination = DatagramAddress.FromIPEndPoint(target);
+        private readonly SendBatch _batch = new(capacity, point.PayloadBytes);
+        private readonly DatagramAddress _destination = Aim(socket, point, target);
 
         public override void Run(EndpointMeter meter, long maxDatagrams)
         {

@@ -72,13 +72,21 @@ internal sealed class SocketMethod : ILoopbackMethod
     private sealed class Sender : LoopbackSender
     {
         private readonly Socket _socket;
-        private readonly SocketAddress _target;
+        private readonly SocketAddress? _target;
         private readonly byte[] _datagram;
 
         public Sender(LoopbackPoint point, IPEndPoint target)
         {
             _socket = Open(point);
-            _target = target.Serialize();
+            if (point.Connected)
+            {
+                _socket.Connect(target);
+            }
+            else
+            {
+                _target = target.Serialize();
+            }
+
             _datagram = GC.AllocateArray<byte>(point.PayloadBytes, pinned: true);
         }
 
@@ -87,7 +95,9 @@ internal sealed class SocketMethod : ILoopbackMethod
             for (long sequence = 0; sequence < maxDatagrams && !meter.IsOver; sequence++)
             {
                 BinaryPrimitives.WriteInt64LittleEndian(_datagram, sequence);
-                var sent = _socket.SendTo(_datagram.AsSpan(), SocketFlags.None, _target);
+                var sent = _target is null
+                    ? _socket.Send(_datagram.AsSpan(), SocketFlags.None)
+                    : _socket.SendTo(_datagram.AsSpan(), SocketFlags.None, _target);
                 meter.Count(1, sent);
             }
         }

@@ -52,13 +52,14 @@ internal static class RrCommand
     /// <summary>Results as a table (one row each).</summary>
     public static TextTable ToTable(IEnumerable<RrResult> results)
     {
-        var table = new TextTable("mode", "in flight", "requests/s", "p50 us", "p90 us", "p99 us", "p99.9 us", "p99.99 us", "max us", "lost", "late", "process CPU");
+        var table = new TextTable("mode", "in flight", "requests/s", "p50 us", "p90 us", "p99 us", "p99.9 us", "p99.99 us", "max us", "lost", "late", "process CPU", "req/send", "resp/recv");
         foreach (var r in results)
         {
             var l = r.Latency;
             table.Add(r.Mode, Format.Count(r.Parallel), Format.Count(r.RequestsPerSecond), Format.Fixed(l.P50Microseconds, 1),
                 Format.Fixed(l.P90Microseconds, 1), Format.Fixed(l.P99Microseconds, 1), Format.Fixed(l.P999Microseconds, 1),
-                Format.Fixed(l.P9999Microseconds, 1), Format.Fixed(l.MaxMicroseconds, 1), Format.Count(r.Lost), Format.Count(r.Late), Format.Percent(r.ProcessCpuPercent));
+                Format.Fixed(l.P9999Microseconds, 1), Format.Fixed(l.MaxMicroseconds, 1), Format.Count(r.Lost), Format.Count(r.Late), Format.Percent(r.ProcessCpuPercent),
+                Format.Fixed(r.RequestsPerSendCall, 1), Format.Fixed(r.ResponsesPerReceiveCall, 1));
         }
 
         return table;
@@ -114,7 +115,7 @@ internal static class RrCommand
         public Option<int> ResponderCpu { get; } = CommonOptions.Int("--responder-cpu", null, "CPU", -1, -1, 1023,
             "CPU for the in-process responder's thread; -1 = the second allowed CPU. Equal to --client-cpu to measure both ends on one core.");
 
-        public Option<string> Backend { get; } = BackendOption.Create("the in-process responder's socket (a remote --server chooses its own)");
+        public Option<string> Backend { get; } = BackendOption.Create("the client sockets and the in-process responder's socket (a remote --server chooses its own)");
 
         /// <summary>-B; sweep passes its loopback -B so one option sets both.</summary>
         public Option<string> Bind { get; init; } = CommonOptions.LoopbackBind();
@@ -139,11 +140,6 @@ internal static class RrCommand
             }
 
             var backend = backendOverride ?? BackendOption.Read(parse, Backend);
-            if (server is not null && backend != DatagramBackend.Auto)
-            {
-                throw new CliException($"{BackendOption.Name}: applies to the in-process responder, not to --server {server} (start that one with 'salvo server {BackendOption.Name}').");
-            }
-
             var responder = parse.GetValue(Responder)!;
             var busyPoll = parse.GetValue(BusyPoll);
             if (busyPoll > 0 && server is not null)

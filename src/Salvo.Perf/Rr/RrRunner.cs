@@ -27,7 +27,7 @@ internal static class RrRunner
             begin + (long)((settings.WarmupSeconds + settings.DurationSeconds) * 1e9),
             settings.TimeoutMilliseconds * 1_000_000L);
 
-        var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan, CreateCodec(settings))).ToArray();
+        var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan, CreateCodec(settings), settings.ResponseBytes, settings.Backend)).ToArray();
         var pinFailures = new PinFailures();
         try
         {
@@ -98,6 +98,7 @@ internal static class RrRunner
         }
 
         var completed = connections.Sum(c => c.CompletedInWindow);
+        var statistics = connections.Select(c => c.Statistics).ToArray();
         var refused = connections.Sum(c => c.Refused);
         if (connections.Sum(c => c.Completed) == 0)
         {
@@ -122,8 +123,15 @@ internal static class RrRunner
             connections.Sum(c => c.Late),
             connections.Sum(c => c.Malformed),
             refused,
-            latency.Summarize());
+            latency.Summarize())
+        {
+            ClientBackend = connections[0].Backend,
+            RequestsPerSendCall = PerCall(statistics.Sum(s => s.DatagramsSent), statistics.Sum(s => s.SendCalls)),
+            ResponsesPerReceiveCall = PerCall(statistics.Sum(s => s.DatagramsReceived), statistics.Sum(s => s.ReceiveCalls)),
+        };
     }
+
+    private static double PerCall(long items, long calls) => calls == 0 ? 0 : (double)items / calls;
 
     /// <summary>One connection's codec for <see cref="RrSettings.Protocol"/>.</summary>
     internal static IRrCodec CreateCodec(RrSettings settings)
@@ -184,9 +192,9 @@ internal static class RrRunner
 /// <param name="WarmupSeconds">Unmeasured seconds first.</param>
 /// <param name="RatePerSecond">Fixed request rate, or 0 for closed loop.</param>
 /// <param name="Server">HOST:PORT of a remote responder, or null for the in-process one.</param>
-/// <param name="Responder">The in-process responder: "socket" (one DatagramSocket on a thread) or "server" (a DatagramServer).</param>
+/// <param name="Responder">The in-process responder: "server" (a one-worker DatagramServer answering each batch in one batched send).</param>
 /// <param name="BusyPollMicroseconds">With the server responder: microseconds its worker spins before blocking (0: off).</param>
-/// <param name="Backend">The in-process responder's backend (--backend).</param>
+/// <param name="Backend">The backend of the client sockets and of the in-process responder (--backend).</param>
 /// <param name="TimeoutMilliseconds">When an unanswered request counts as lost.</param>
 /// <param name="ClientCpu">The CPU every client thread is pinned to, or null when not pinned.</param>
 /// <param name="ResponderCpu">The CPU the in-process responder's thread is pinned to, or null when not pinned (or remote).</param>
@@ -238,6 +246,9 @@ internal static class RrProtocols
 /// <param name="BusyPollDatagrams">Requests the server responder's worker picked up while busy polling, warm-up included (0 otherwise).</param>
 /// <param name="ResponderBackend">The backend the in-process responder's socket reported; null against a --server.</param>
 /// <param name="PinFailure">Why a thread could not be pinned as asked, or null when every pin held.</param>
+/// <param name="ClientBackend">The backend the client sockets reported.</param>
+/// <param name="RequestsPerSendCall">Requests the clients sent per send call (sendmmsg on the batched backend), warm-up included.</param>
+/// <param name="ResponsesPerReceiveCall">Responses the clients took per receive call that returned any, warm-up included.</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -255,7 +266,10 @@ internal sealed record RrResult(
     double ProcessCpuPercent = 0,
     long BusyPollDatagrams = 0,
     DatagramBackend? ResponderBackend = null,
-    string? PinFailure = null);
+    string? PinFailure = null,
+    DatagramBackend? ClientBackend = null,
+    double RequestsPerSendCall = 0,
+    double ResponsesPerReceiveCall = 0);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
 /// <param name="Command">"rr".</param>

@@ -297,11 +297,8 @@ public abstract class DatagramSocketContractTests
     [Fact]
     public async Task ConnectedSocketWhosePeerHasGone_CountsTheIcmpError_AndKeepsWorking()
     {
-        using var client = Open();
-        var peer = Open();
-        var peerEndPoint = peer.LocalEndPoint;
-        client.Connect(peer.LocalAddress);
-        peer.Dispose();
+        var (client, peerEndPoint) = ConnectToAPeerThatHasGone();
+        using var _ = client;
 
         var batch = new ReceiveBatch(capacity: 4, bufferSize: 64);
         var pending = client.ReceiveAsync(batch).AsTask();
@@ -323,6 +320,41 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(1, await pending.WaitAsync(TimeSpan.FromSeconds(5)));
         Assert.Equal(new byte[] { 42 }, batch[0].Payload.ToArray());
         Assert.Equal(1, await client.SendAsync(sends));
+    }
+
+    [Fact]
+    public async Task BlockingReceive_WithAnIcmpErrorPending_CountsIt_AndWaitsForData()
+    {
+        var (client, peerEndPoint) = ConnectToAPeerThatHasGone();
+        using var _ = client;
+
+        // One send draws one ICMP port-unreachable; only the blocking receive is there to report it.
+        var sends = new SendBatch(capacity: 1, maxDatagramSize: 16);
+        sends.Add(new byte[] { 1 });
+        Assert.Equal(1, client.Send(sends));
+        var batch = new ReceiveBatch(capacity: 4, bufferSize: 64);
+        for (var i = 0; i < 20 && client.GetStatistics().IcmpErrors == 0; i++)
+        {
+            Assert.Equal(0, client.Receive(batch, TimeSpan.FromMilliseconds(50)));
+        }
+
+        Assert.Equal(1, client.GetStatistics().IcmpErrors);
+
+        // The error is read once; the same blocking receive then gets the peer's datagram when it comes back.
+        using var revived = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = peerEndPoint, Backend = Backend });
+        await revived.SendToAsync(new byte[] { 42 }, client.LocalAddress);
+        Assert.Equal(1, client.Receive(batch, TimeSpan.FromSeconds(5)));
+        Assert.Equal(new byte[] { 42 }, batch[0].Payload.ToArray());
+        Assert.Equal(1, client.GetStatistics().IcmpErrors);
+    }
+
+    /// <summary>A socket connected to a port whose socket has just closed: sends to it draw ICMP port unreachable.</summary>
+    private (DatagramSocket Client, IPEndPoint GonePeer) ConnectToAPeerThatHasGone()
+    {
+        var client = Open();
+        using var peer = Open();
+        client.Connect(peer.LocalAddress);
+        return (client, peer.LocalEndPoint);
     }
 
     [Fact]

@@ -9,8 +9,7 @@ namespace Salvo.Pal;
 /// <summary>The send path: batches of messages through sendmmsg, GSO runs, and the fallbacks.</summary>
 internal sealed partial class LinuxDatagramPal
 {
-    // The most payload one GSO message may carry: the IPv4 datagram limit, 65,535 - 20 - 8.
-    private const int MaxGsoBytes = 65_507;
+    private const int MaxGsoBytes = DatagramCapabilities.MaxGsoMessageBytes;
 
     private int _gsoEnabled;
 

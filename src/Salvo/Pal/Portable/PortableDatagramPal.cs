@@ -253,9 +253,26 @@ internal sealed class PortableDatagramPal : DatagramPal
                 {
                     return new(socket.ReceiveFrom(buffer.Span, SocketFlags.None, source));
                 }
+
+                ThrowPendingError(socket);
             }
 
             return new(TimedOut);
+        }
+
+        /// <summary>
+        /// A pending socket error (an ICMP port unreachable on a connected socket) wakes poll with POLLERR, which
+        /// SelectRead does not count as readable: left there, every later poll returns at once and the wait spins
+        /// until its deadline without reporting it. SO_ERROR reads and clears it (sock_getsockopt in
+        /// net/core/sock.c) without blocking; thrown, it is counted like one a receive reports.
+        /// </summary>
+        private static void ThrowPendingError(Socket socket)
+        {
+            if (socket.Poll(0, SelectMode.SelectError)
+                && socket.GetSocketOption(SocketOptionLevel.Socket, SocketOptionName.Error) is int error and not 0)
+            {
+                throw new SocketException(error);
+            }
         }
 
         public ValueTask<int> SendToAsync(Socket socket, ReadOnlyMemory<byte> payload, SocketAddress? destination) =>
