@@ -25,6 +25,12 @@ internal sealed unsafe class LinuxReceiveVectors
     private readonly byte[] _names;
     private readonly byte[] _control;
 
+    // Headers the kernel may have written since the last reset, and the control length they were reset with:
+    // the kernel writes only the headers of the messages it returns, so after a 3-datagram receive into a
+    // 64-slot batch only 3 need their lengths restored.
+    private int _written;
+    private nuint _controlLength;
+
     public LinuxReceiveVectors(ReceiveBatch batch)
     {
         Count = batch.Capacity;
@@ -49,6 +55,8 @@ internal sealed unsafe class LinuxReceiveVectors
             Headers[i].Header.Name = Names + (i * NameStride);
             Headers[i].Header.Control = Control + (i * ControlMessages.ReceiveStride);
         }
+
+        _written = Count;
     }
 
     public int Count { get; }
@@ -65,7 +73,15 @@ internal sealed unsafe class LinuxReceiveVectors
     public void Reset(int count, bool wantControl)
     {
         var controlLength = wantControl ? (nuint)ControlMessages.ReceiveStride : 0;
-        for (var i = 0; i < count; i++)
+        if (controlLength != _controlLength)
+        {
+            _controlLength = controlLength;
+            _written = Count;
+        }
+
+        var dirty = Math.Min(count, _written);
+        _written = 0;
+        for (var i = 0; i < dirty; i++)
         {
             ref var header = ref Headers[i].Header;
             header.NameLength = NameStride;
@@ -78,6 +94,7 @@ internal sealed unsafe class LinuxReceiveVectors
     /// <summary>Fills the batch's entries from <paramref name="received"/> headers; returns the datagram count.</summary>
     public int Parse(ReceiveBatch batch, int received, int localPort, out long bytes, out int truncated)
     {
+        _written = received;
         bytes = 0;
         truncated = 0;
         var count = 0;
