@@ -15,8 +15,11 @@ internal sealed class SalvoGsoMethod : ILoopbackMethod
 
     public bool IsAsync => false;
 
-    public LoopbackReceiver CreateReceiver(LoopbackPoint point) =>
-        new SalvoMethod.BatchReceiver(SalvoMethod.Open(point, offloads: true), ReceiveBatch.DefaultBufferSize);
+    public LoopbackReceiver CreateReceiver(LoopbackPoint point)
+    {
+        var socket = SalvoMethod.Open(point, offloads: true);
+        return new SalvoMethod.BatchReceiver(socket, SalvoMethod.GroBatchFor(socket.Capabilities, point.PayloadBytes), ReceiveBatch.DefaultBufferSize);
+    }
 
     public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver)
     {
