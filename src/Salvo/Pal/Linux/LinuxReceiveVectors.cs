@@ -107,7 +107,9 @@ internal sealed unsafe class LinuxReceiveVectors
             // Safety: i < received <= Count; the kernel writes NameLength and ControlLength no larger than the NameStride
             // and ReceiveStride that Reset offered (recvmsg(2): msg_namelen and msg_controllen are value-result).
             var source = LinuxSockaddr.Read(new ReadOnlySpan<byte>(Names + (i * NameStride), (int)header.Header.NameLength));
-            var metadata = ReadControl(new ReadOnlySpan<byte>(Control + (i * ControlMessages.ReceiveStride), (int)header.Header.ControlLength), localPort);
+            var metadata = header.Header.ControlLength == 0
+                ? default
+                : ReadControl(new ReadOnlySpan<byte>(Control + (i * ControlMessages.ReceiveStride), (int)header.Header.ControlLength), localPort);
 
             // With GRO, one buffer holds segments of equal size (the last may be shorter).
             var segment = metadata.SegmentSize > 0 && metadata.SegmentSize < length ? metadata.SegmentSize : Math.Max(length, 1);

