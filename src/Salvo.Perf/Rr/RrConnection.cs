@@ -46,6 +46,15 @@ internal sealed class RrConnection : IDisposable
         _socket.Connect(target);
         _requests = new SendBatch(BatchSize, codec.RequestBytes);
 
+        // The arena is reused without clearing and the codecs write only the header: zero every request slot once,
+        // so the bytes past a header never carry old data (requests are all one size, so the slots never move).
+        while (_requests.TryAdd(codec.RequestBytes, DatagramAddress.None, out var slot))
+        {
+            slot.Clear();
+        }
+
+        _requests.Clear();
+
         // Room for twice the expected response (at least 2 KiB), so a responder that answers with more than
         // asked is seen whole rather than cut, without 64 x 64 KiB of pinned buffers per connection.
         _responses = new ReceiveBatch(BatchSize, Math.Clamp(2 * responseBytes, 2_048, ReceiveBatch.DefaultBufferSize));
@@ -244,8 +253,6 @@ internal sealed class RrConnection : IDisposable
             _requests.TryAdd(_codec.RequestBytes, DatagramAddress.None, out request);
         }
 
-        // The batch's arena is reused without clearing: the bytes past the header must not carry old data.
-        request.Clear();
         _codec.WriteRequest(request, slot, sequence, timeNanoseconds);
     }
 
