@@ -71,6 +71,7 @@ public sealed partial class TunnelEngine
         {
             Counters.PacketsSent++;
             Counters.BytesSent += packet.Length;
+            OnDataSent(peer);
         }
 
         OnAuthenticatedPacketTraversal(peer);

@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Routing;
 
 namespace Salvo.Tunnel.Configuration;
@@ -126,10 +127,21 @@ internal sealed class ParseState
                     : WireGuardConfigParser.ParseInteger(value, key, line, 0, 65_535);
                 peer.PersistentKeepalive = seconds == 0 ? null : TimeSpan.FromSeconds(seconds);
                 break;
+            case "TCPFALLBACK":
+                peer.TcpFallback = ParseTcpFallback(value, key, line);
+                break;
             default:
-                throw new TunnelConfigurationException(line, key, "unknown key in [Peer]; expected PublicKey, PresharedKey, AllowedIPs, Endpoint or PersistentKeepalive");
+                throw new TunnelConfigurationException(line, key, "unknown key in [Peer]; expected PublicKey, PresharedKey, AllowedIPs, Endpoint, PersistentKeepalive or TcpFallback");
         }
     }
+
+    private static TcpFallbackMode ParseTcpFallback(string value, string key, int line) => value.ToUpperInvariant() switch
+    {
+        "AUTO" => TcpFallbackMode.Auto,
+        "OFF" => TcpFallbackMode.Off,
+        "ONLY" => TcpFallbackMode.Only,
+        _ => throw new TunnelConfigurationException(line, key, $"must be auto, off or only, not '{value}'"),
+    };
 
     private void FinishPeer()
     {
@@ -157,6 +169,7 @@ internal sealed class ParseState
             AllowedIps = peer.AllowedIps,
             Endpoint = peer.Endpoint,
             PersistentKeepalive = peer.PersistentKeepalive,
+            TcpFallback = peer.TcpFallback,
         });
     }
 
@@ -173,5 +186,7 @@ internal sealed class ParseState
         public IPEndPoint? Endpoint { get; set; }
 
         public TimeSpan? PersistentKeepalive { get; set; }
+
+        public TcpFallbackMode TcpFallback { get; set; }
     }
 }
