@@ -202,9 +202,13 @@ public sealed partial class TunnelEngine
 
         if (path.ProbeSent == 0)
         {
-            if (_time.GetElapsedTime(path.SilentSince, now) >= _fallback.ProbeAfter)
+            // One probe per REKEY_TIMEOUT at most: data that only flows one way is answered by nothing but the probe,
+            // so without the limit it would cost a handshake every ProbeAfter.
+            if (_time.GetElapsedTime(path.SilentSince, now) >= _fallback.ProbeAfter
+                && (path.LastProbe == 0 || _time.GetElapsedTime(path.LastProbe, now) >= WireGuardProtocol.RekeyTimeout))
             {
                 path.ProbeSent = now;
+                path.LastProbe = now;
                 SendProbe(peer, peer.Endpoint, output);
             }
 

@@ -29,6 +29,9 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
     /// <summary>When the handshake checking this silence went out; 0 before it.</summary>
     public long ProbeSent { get; set; }
 
+    /// <summary>When the last such handshake went out, answered or not.</summary>
+    public long LastProbe { get; set; }
+
     public bool DialPending { get; set; }
 
     /// <summary>Why the pending dial was asked for, for the log line of the switch it leads to.</summary>
