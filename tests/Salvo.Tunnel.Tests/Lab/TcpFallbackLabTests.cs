@@ -1,0 +1,121 @@
+using System.Diagnostics;
+using System.Globalization;
+using Salvo.Tunnel.Paths;
+using Xunit.Abstractions;
+
+namespace Salvo.Tunnel.Tests.Lab;
+
+/// <summary>
+/// The TCP fallback between two Salvo ends with real loss: an iperf3 TCP transfer runs through the tunnel while an
+/// nftables rule in B drops the tunnel's UDP (both ways) from second 4 to second 14. Traffic must move to TCP, come
+/// back to UDP once a probe gets through, and never stall longer than detection (2 s by default) + 2 s.
+/// </summary>
+[Collection(TunnelLabCollection.Name)]
+public sealed class TcpFallbackLabTests(ITestOutputHelper output)
+{
+    private const double IntervalSeconds = 0.5;
+    private const double BlockAt = 4;
+    private const double UnblockAt = 14;
+
+    [TunnelNftablesLabFact]
+    public void UdpBlockedMidTransfer_AToB_MovesToTcpAndBack_WithoutLongStall() => Run(reverse: false);
+
+    [TunnelNftablesLabFact]
+    public void UdpBlockedMidTransfer_BToA_TheResponderDials_MovesToTcpAndBack_WithoutLongStall() => Run(reverse: true);
+
+    private void Run(bool reverse)
+    {
+        using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
+        using var block = new UdpBlock(lab.HostB, TunnelLab.PortB);
+        Assert.Equal(0, TunnelLab.Ping(lab.HostA, TunnelLab.TunnelAddressB, count: 1).ExitCode);
+
+        var clock = Stopwatch.StartNew();
+        var transfer = Task.Run(() => lab.Iperf(seconds: 30, reverse, IntervalSeconds));
+        var events = new List<(double At, string What)>();
+        var (pathA, pathB) = (TunnelPath.Udp, TunnelPath.Udp);
+        bool blocked = false, unblocked = false;
+        try
+        {
+            while (!transfer.IsCompleted)
+            {
+                var now = clock.Elapsed.TotalSeconds;
+                if (!blocked && now >= BlockAt)
+                {
+                    block.Block();
+                    blocked = true;
+                    events.Add((clock.Elapsed.TotalSeconds, "UDP blocked"));
+                }
+
+                if (!unblocked && now >= UnblockAt)
+                {
+                    block.Unblock();
+                    unblocked = true;
+                    events.Add((clock.Elapsed.TotalSeconds, "UDP unblocked"));
+                }
+
+                Note(events, clock, "A", lab.SalvoA!, ref pathA);
+                Note(events, clock, "B", lab.SalvoB!, ref pathB);
+                Thread.Sleep(20);
+            }
+        }
+        finally
+        {
+            block.Unblock();
+        }
+
+        var intervals = transfer.Result;
+        var stall = LongestStall(intervals);
+        foreach (var (at, what) in events)
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{at,6:F2} s  {what}"));
+        }
+
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"longest stall {stall:F1} s; bytes per {IntervalSeconds} s: {TunnelLab.Describe(intervals)}"));
+        output.WriteLine(string.Join(Environment.NewLine, lab.LoggerA.Entries.Concat(lab.LoggerB.Entries).Where(e => e.Contains("moved from", StringComparison.Ordinal))));
+
+        var a = lab.SalvoA!.Engine.Counters;
+        var b = lab.SalvoB!.Engine.Counters;
+        Assert.True(a.PathSwitchesToTcp >= 1 && b.PathSwitchesToTcp >= 1, $"switches to TCP: A {a.PathSwitchesToTcp}, B {b.PathSwitchesToTcp}");
+        Assert.True(a.PathSwitchesToUdp >= 1 && b.PathSwitchesToUdp >= 1, $"switches to UDP: A {a.PathSwitchesToUdp}, B {b.PathSwitchesToUdp}");
+        Assert.Equal(TunnelPath.Udp, pathA);
+        Assert.Equal(TunnelPath.Udp, pathB);
+        var firstTcp = events.First(e => e.What.EndsWith("TCP", StringComparison.Ordinal)).At;
+        var blockedAt = events.First(e => e.What == "UDP blocked").At;
+        Assert.InRange(firstTcp - blockedAt, 0, 4);
+        Assert.True(stall <= 4, $"the transfer stalled {stall:F1} s; the bound is detection (2 s) + 2 s");
+    }
+
+    private static void Note(List<(double, string)> events, Stopwatch clock, string end, TunnelDevice device, ref TunnelPath last)
+    {
+        var path = device.Engine.GetPeers()[0].Path;
+        if (path != last)
+        {
+            events.Add((clock.Elapsed.TotalSeconds, $"{end} moved to {path.ToString().ToUpperInvariant()}"));
+            last = path;
+        }
+    }
+
+    /// <summary>The longest run of intervals that carried under a tenth of the median, in seconds.</summary>
+    private static double LongestStall(IReadOnlyList<long> intervals)
+    {
+        // iperf3's last interval may be a short remainder; the first holds slow start.
+        var median = intervals.Order().ElementAt(intervals.Count / 2);
+        var (longest, run) = (0, 0);
+        foreach (var bytes in intervals)
+        {
+            run = bytes < median / 10 ? run + 1 : 0;
+            longest = Math.Max(longest, run);
+        }
+
+        return longest * IntervalSeconds;
+    }
+}
+
+/// <summary>A fact that needs the Salvo-to-Salvo tunnel lab and nftables; skipped with the reason otherwise.</summary>
+public sealed class TunnelNftablesLabFactAttribute : FactAttribute
+{
+    public TunnelNftablesLabFactAttribute()
+    {
+        Skip = TunnelLab.WhyUnavailable(TunnelEnd.Salvo, TunnelEnd.Salvo) ?? (UdpBlock.Available ? null : "nftables (nft) is not installed");
+    }
+}
