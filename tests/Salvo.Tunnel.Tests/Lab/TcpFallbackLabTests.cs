@@ -23,6 +23,29 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
     [TunnelNftablesLabFact]
     public void UdpBlockedMidTransfer_BToA_TheResponderDials_MovesToTcpAndBack_WithoutLongStall() => Run(reverse: true);
 
+    [TunnelNftablesLabFact(TunnelEnd.WireGuardGo)]
+    public void WireGuardGoPeer_UdpBlockedForAWhile_TcpRefused_StaysOnUdpAndRecovers()
+    {
+        using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.WireGuardGo);
+        using var block = new UdpBlock(lab.HostB, TunnelLab.PortB);
+        Assert.Equal(0, TunnelLab.Ping(lab.HostA, TunnelLab.TunnelAddressB, count: 1).ExitCode);
+
+        var transfer = Task.Run(() => lab.Iperf(seconds: 16, reverse: false, IntervalSeconds));
+        Thread.Sleep(TimeSpan.FromSeconds(BlockAt));
+        block.Block();
+        Thread.Sleep(TimeSpan.FromSeconds(5));
+        block.Unblock();
+        var intervals = transfer.Result;
+        output.WriteLine($"bytes per {IntervalSeconds} s: {TunnelLab.Describe(intervals)}");
+        output.WriteLine(string.Join(Environment.NewLine, lab.LoggerA.Entries.Where(e => e.Contains("TCP", StringComparison.Ordinal))));
+
+        // wireguard-go has no TCP listener: the dial is refused, the tunnel stays on UDP and carries on once UDP is back.
+        Assert.True(lab.LoggerA.CountContaining("no TCP fallback to 198.18.0.2:51820") >= 1, string.Join("; ", lab.LoggerA.Entries));
+        Assert.Equal(0, lab.SalvoA!.Engine.Counters.PathSwitchesToTcp);
+        Assert.Equal(TunnelPath.Udp, lab.SalvoA.Engine.GetPeers()[0].Path);
+        Assert.All(intervals.TakeLast(6), bytes => Assert.True(bytes > 0, $"no data after UDP came back: {TunnelLab.Describe(intervals)}"));
+    }
+
     private void Run(bool reverse)
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
@@ -114,8 +137,8 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
 /// <summary>A fact that needs the Salvo-to-Salvo tunnel lab and nftables; skipped with the reason otherwise.</summary>
 public sealed class TunnelNftablesLabFactAttribute : FactAttribute
 {
-    public TunnelNftablesLabFactAttribute()
+    public TunnelNftablesLabFactAttribute(TunnelEnd peer = TunnelEnd.Salvo)
     {
-        Skip = TunnelLab.WhyUnavailable(TunnelEnd.Salvo, TunnelEnd.Salvo) ?? (UdpBlock.Available ? null : "nftables (nft) is not installed");
+        Skip = TunnelLab.WhyUnavailable(TunnelEnd.Salvo, peer) ?? (UdpBlock.Available ? null : "nftables (nft) is not installed");
     }
 }
