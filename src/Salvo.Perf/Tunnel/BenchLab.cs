@@ -6,8 +6,8 @@ using Salvo.Tunnel;
 namespace Salvo.Perf.Tunnel;
 
 /// <summary>
-/// Two network namespaces joined by a veth pair (198.18.0.1 and .2, MTU 1500) carrying five paths side by side: the
-/// plain veth and the four <see cref="BenchTunnel"/>s (each end a 'salvo tunnel up' process or wireguard-go, MTU 1420),
+/// Two network namespaces joined by a veth pair (198.18.0.1 and .2, MTU 1500) carrying six paths side by side: the
+/// plain veth and the five <see cref="BenchTunnel"/>s (each end a 'salvo tunnel up' process or wireguard-go, MTU 1420),
 /// with an iperf3 server in B. Disposing ends every process it started, by its own
 /// handle, and removes both namespaces.
 /// </summary>
@@ -148,7 +148,7 @@ internal sealed class BenchLab : IDisposable
         var name = tunnel.DeviceName(side, _tag);
         if (end == TunnelEnd.Salvo)
         {
-            StartSalvoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay);
+            StartSalvoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay, tunnel.OverTcp && side == 'a' ? "only" : "auto");
         }
         else
         {
@@ -156,7 +156,7 @@ internal sealed class BenchLab : IDisposable
         }
     }
 
-    private void StartSalvoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
+    private void StartSalvoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay, string tcpFallback)
     {
         var file = Path.Combine(_folder, name + ".conf");
         File.WriteAllText(file, $"""
@@ -170,6 +170,7 @@ internal sealed class BenchLab : IDisposable
             PublicKey = {peer}
             AllowedIPs = {peerAddress}/32
             Endpoint = {peerUnderlay}:{port}
+            TcpFallback = {tcpFallback}
             """);
         StartBackground(host, [.. SalvoCommand(), "tunnel", "up", file, "--name", name], Path.Combine(TunnelCommand.StatusFolder, name));
         WaitFor(host, name, address);
