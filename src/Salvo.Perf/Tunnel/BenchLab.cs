@@ -139,8 +139,19 @@ internal sealed class BenchLab : IDisposable
     {
         var keyA = WireGuardKey.GeneratePrivateKey();
         var keyB = WireGuardKey.GeneratePrivateKey();
-        StartEnd(tunnel, tunnel.EndA, HostA, 'a', keyA, keyB.DerivePublicKey(), tunnel.Address(1), tunnel.Address(2), "198.18.0.2");
-        StartEnd(tunnel, tunnel.EndB, HostB, 'b', keyB, keyA.DerivePublicKey(), tunnel.Address(2), tunnel.Address(1), "198.18.0.1");
+        void StartA() => StartEnd(tunnel, tunnel.EndA, HostA, 'a', keyA, keyB.DerivePublicKey(), tunnel.Address(1), tunnel.Address(2), "198.18.0.2");
+        void StartB() => StartEnd(tunnel, tunnel.EndB, HostB, 'b', keyB, keyA.DerivePublicKey(), tunnel.Address(2), tunnel.Address(1), "198.18.0.1");
+        if (tunnel.OverTcp)
+        {
+            // A dials B's TCP listener at once; were B not up yet, the next attempt would come only 5 s later.
+            StartB();
+            StartA();
+        }
+        else
+        {
+            StartA();
+            StartB();
+        }
     }
 
     private void StartEnd(BenchTunnel tunnel, TunnelEnd end, string host, char side, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
