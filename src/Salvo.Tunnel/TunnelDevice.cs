@@ -34,7 +34,7 @@ public sealed class TunnelDevice : IDisposable
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
         _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram)), logger ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
-            listen: configuration.Peers.Any(peer => peer.TcpFallback != TcpFallbackMode.Off));
+            peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off));
         Engine.UseTcpPaths(_tcp);
     }
 

@@ -35,21 +35,29 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     /// <param name="maxMessage">The largest WireGuard message.</param>
     /// <param name="createOutput">An output for the engine's answers to one connection's messages.</param>
     /// <param name="logger">Where a listener that cannot start is reported.</param>
-    /// <param name="listen">Whether any peer may fall back to TCP, so that a listener is worth opening.</param>
-    public TcpPaths(TunnelEngine engine, int port, int maxMessage, Func<IBatchedOutput> createOutput, ILogger logger, bool listen)
+    /// <param name="peers">Peers that may fall back to TCP; 0 opens no listener.</param>
+    public TcpPaths(TunnelEngine engine, int port, int maxMessage, Func<IBatchedOutput> createOutput, ILogger logger, int peers)
     {
         _engine = engine;
         _createOutput = createOutput;
         _maxMessage = maxMessage;
         var framer = new LengthPrefixFramer(maxMessage);
         _client = new StreamClient(new StreamClientOptions { Framer = framer, MaxSendQueueBytes = SendQueueBytes, ConnectTimeout = TimeSpan.FromSeconds(3) }, this);
-        if (!listen)
+        if (peers == 0)
         {
             return;
         }
 
+        // Anyone may connect before a message authenticates, and each connection holds about 200 KB of buffers:
+        // a few per peer cover both ends dialing at once and a reconnect while the old connection closes.
         var server = new StreamServer(
-            new StreamServerOptions { EndPoint = new IPEndPoint(Socket.OSSupportsIPv6 ? IPAddress.IPv6Any : IPAddress.Any, port), Framer = framer, MaxSendQueueBytes = SendQueueBytes },
+            new StreamServerOptions
+            {
+                EndPoint = new IPEndPoint(Socket.OSSupportsIPv6 ? IPAddress.IPv6Any : IPAddress.Any, port),
+                Framer = framer,
+                MaxSendQueueBytes = SendQueueBytes,
+                MaxConnections = 16 + (4 * peers),
+            },
             this);
         try
         {
