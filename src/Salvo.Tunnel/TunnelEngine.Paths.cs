@@ -305,6 +305,10 @@ public sealed partial class TunnelEngine
     private UdpProbeSchedule NewSchedule() =>
         new(_fallback.UdpReprobeFirstDelay, _fallback.UdpReprobeMaxDelay, _fallback.Jitter, _jitter);
 
+    /// <summary>"198.18.0.2:51820", or "198.18.0.2:51820 over TCP" while the fallback carries the peer: for log lines.</summary>
+    private static string DescribeEndpoint(Peer peer) =>
+        TcpPathAddress.IsTcp(peer.Endpoint) ? $"{peer.Path.UdpEndpoint} over TCP" : peer.Endpoint.ToString();
+
     /// <summary>Where a peer's messages go, as <c>salvo tunnel show</c> prints it: its UDP address on either path.</summary>
     private static System.Net.IPEndPoint? ShownEndpoint(Peer peer)
     {

@@ -21,6 +21,19 @@ internal static class TcpPathAddress
         return DatagramAddress.Create(new IPAddress(bytes), 0);
     }
 
+    /// <summary>"TCP connection 3" for a connection's name, the address itself otherwise: for log lines.</summary>
+    public static string Describe(DatagramAddress address)
+    {
+        if (!IsTcp(address))
+        {
+            return address.ToString();
+        }
+
+        Span<byte> bytes = stackalloc byte[16];
+        address.WriteAddressBytes(bytes);
+        return string.Create(System.Globalization.CultureInfo.InvariantCulture, $"TCP connection {BinaryPrimitives.ReadInt64BigEndian(bytes[8..])}");
+    }
+
     /// <summary>Whether <paramref name="address"/> names a TCP connection; the port test alone settles every UDP address.</summary>
     public static bool IsTcp(DatagramAddress address) => address.Port == 0 && IsDiscardPrefix(address);
 

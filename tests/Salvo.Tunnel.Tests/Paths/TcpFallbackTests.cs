@@ -57,6 +57,10 @@ public sealed class TcpFallbackTests
         Assert.Equal(TunnelPath.Tcp, pair.BobPath);
         Assert.Equal(1, pair.BobLog.CountContaining("moved from UDP to TCP: the peer sends over TCP"));
 
+        // A forged message on the connection is refused and logged with the connection's name, not its made-up address.
+        pair.Bob.ReceiveDatagram(new byte[32], FallbackPair.BobTcp, pair.BobOut);
+        Assert.Equal(1, pair.BobLog.CountContaining("refused a datagram from TCP connection 2"));
+
         pair.BobSends();
         Assert.All(pair.BobOut.Datagrams, d => Assert.Equal(FallbackPair.BobTcp, d.Destination));
         pair.Exchange();
