@@ -12,6 +12,8 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
   sleep 1
   ip netns del sfA 2>/dev/null; ip netns del sfB 2>/dev/null
+  # Killed, 'salvo tunnel up' leaves its status file behind.
+  rm -f /run/salvo-tunnel/sfua /run/salvo-tunnel/sfub /run/salvo-tunnel/sfta /run/salvo-tunnel/sftb
   rm -rf "$dir"
 }
 trap cleanup EXIT
