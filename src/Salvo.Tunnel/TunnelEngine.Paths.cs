@@ -79,16 +79,28 @@ public sealed partial class TunnelEngine
             foreach (var peer in _peers)
             {
                 var path = peer.Path;
+                if (path.DialedAddress == address)
+                {
+                    path.DialedAddress = default;
+                }
+
                 if (path.TcpAddress != address)
                 {
                     continue;
                 }
 
-                path.TcpAddress = default;
-                path.Dialed = false;
+                // The other connection, when both ends dialed, carries on; with none left the peer goes back to UDP.
+                path.TcpAddress = path.DialedAddress;
                 if (path.Current == TunnelPath.Tcp)
                 {
-                    MoveToUdp(peer, "the TCP connection closed");
+                    if (path.TcpAddress.HasValue)
+                    {
+                        peer.Endpoint = path.TcpAddress;
+                    }
+                    else
+                    {
+                        MoveToUdp(peer, "the TCP connection closed");
+                    }
                 }
             }
         }
@@ -112,12 +124,8 @@ public sealed partial class TunnelEngine
 
             if (path.Current == TunnelPath.Tcp)
             {
-                if (path.TcpAddress != source)
-                {
-                    // The peer opened a newer connection (both ends may dial at once): answer on the one it uses.
-                    path.TcpAddress = source;
-                    path.Dialed = false;
-                }
+                // Both ends may have dialed at once: answer on the connection the peer sends on.
+                path.TcpAddress = source;
 
                 peer.Endpoint = source;
                 return;
@@ -174,7 +182,7 @@ public sealed partial class TunnelEngine
 
         if (path.Current == TunnelPath.Tcp)
         {
-            if (path.Dialed && path.Mode == TcpFallbackMode.Auto && PeerTimers.IsDue(path.NextUdpProbe, now))
+            if (path.DialedAddress.HasValue && path.Mode == TcpFallbackMode.Auto && PeerTimers.IsDue(path.NextUdpProbe, now))
             {
                 path.UdpProbes++;
                 path.NextUdpProbe = Deadline(path.ProbeSchedule!.Next());
@@ -224,7 +232,7 @@ public sealed partial class TunnelEngine
             $"no authenticated UDP datagram for {_time.GetElapsedTime(path.SilentSince, now).TotalMilliseconds:0} ms while sending data, and a handshake went unanswered for {_time.GetElapsedTime(path.ProbeSent, now).TotalMilliseconds:0} ms");
         if (path.TcpAddress.HasValue)
         {
-            MoveToTcp(peer, path.TcpAddress, dialed: path.Dialed, reason);
+            MoveToTcp(peer, path.TcpAddress, dialed: path.TcpAddress == path.DialedAddress, reason);
         }
         else
         {
@@ -264,7 +272,10 @@ public sealed partial class TunnelEngine
         var path = peer.Path;
         path.Current = TunnelPath.Tcp;
         path.TcpAddress = address;
-        path.Dialed = dialed;
+        if (dialed)
+        {
+            path.DialedAddress = address;
+        }
         path.SilentSince = 0;
         path.ProbeSent = 0;
         path.UdpProbes = 0;
@@ -284,11 +295,15 @@ public sealed partial class TunnelEngine
         path.DialPending = false;
         path.NextDialAllowed = 0;
         peer.Endpoint = path.Mode == TcpFallbackMode.Only ? default : path.UdpEndpoint;
-        if (path.Dialed && path.TcpAddress.HasValue)
+        if (path.DialedAddress.HasValue)
         {
-            _connector?.Close(path.TcpAddress, _fallback.SwitchGracePeriod);
-            path.TcpAddress = default;
-            path.Dialed = false;
+            _connector?.Close(path.DialedAddress, _fallback.SwitchGracePeriod);
+            if (path.TcpAddress == path.DialedAddress)
+            {
+                path.TcpAddress = default;
+            }
+
+            path.DialedAddress = default;
         }
 
         Counters.PathSwitchesToUdp++;

@@ -18,8 +18,11 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
     /// <summary>The TCP connection in use or last seen from the peer; none when there is none.</summary>
     public DatagramAddress TcpAddress { get; set; }
 
-    /// <summary>Whether this end opened <see cref="TcpAddress"/>: then it probes UDP and closes the connection.</summary>
-    public bool Dialed { get; set; }
+    /// <summary>
+    /// The connection this end opened to the peer, whichever one <see cref="TcpAddress"/> names (when both ends dial
+    /// at once, each answers on the one the other sends on). While it is open this end probes UDP, and it closes it.
+    /// </summary>
+    public DatagramAddress DialedAddress { get; set; }
 
     public long LastUdpReceive { get; set; }
 

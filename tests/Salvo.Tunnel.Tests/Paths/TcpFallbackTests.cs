@@ -256,6 +256,52 @@ public sealed class TcpFallbackTests
     }
 
     [Fact]
+    public void BothEndsDialed_FramesComeOnThePeersConnection_TheDialerStillProbesAndClosesItsOwn()
+    {
+        using var pair = new FallbackPair();
+        FallBack(pair);
+        pair.Run(TimeSpan.FromSeconds(1), () => pair.AliceSends());
+        Assert.Equal(TunnelPath.Tcp, pair.BobPath);
+
+        // Bob dialed too: his frames reach Alice on the connection he opened, which Alice knows by another name.
+        var bobsConnection = TcpPathAddress.Create(3);
+        pair.BobSends();
+        foreach (var (bytes, _) in pair.BobOut.TakeDatagrams())
+        {
+            pair.Alice.ReceiveDatagram(bytes, bobsConnection, pair.AliceOut);
+        }
+
+        pair.AliceSends();
+        Assert.All(pair.AliceOut.TakeDatagrams(), d => Assert.Equal(bobsConnection, d.Destination));
+        pair.UdpBlocked = false;
+        pair.Run(TimeSpan.FromSeconds(4.5));
+
+        Assert.Equal(TunnelPath.Udp, pair.AlicePath);
+        Assert.Equal(1, pair.AliceLog.CountContaining("moved from TCP to UDP: UDP probe 1 was answered"));
+        Assert.Equal([(FallbackPair.AliceTcp, FallbackPair.Timers.SwitchGracePeriod)], pair.AliceConnector.Closes);
+    }
+
+    [Fact]
+    public void OwnConnectionCloses_WhileThePeersIsOpen_StaysOnTcpOverIt()
+    {
+        using var pair = new FallbackPair();
+        FallBack(pair);
+        pair.Run(TimeSpan.FromSeconds(1), () => pair.AliceSends());
+        var bobsConnection = TcpPathAddress.Create(3);
+        pair.BobSends();
+        foreach (var (bytes, _) in pair.BobOut.TakeDatagrams())
+        {
+            pair.Alice.ReceiveDatagram(bytes, bobsConnection, pair.AliceOut);
+        }
+
+        pair.Alice.OnTcpPathClosed(FallbackPair.AliceTcp);
+
+        Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
+        pair.AliceSends();
+        Assert.All(pair.AliceOut.TakeDatagrams(), d => Assert.Equal(bobsConnection, d.Destination));
+    }
+
+    [Fact]
     public void TcpPathAddress_NamesConnections_AndNoUdpAddress()
     {
         Assert.True(TcpPathAddress.IsTcp(TcpPathAddress.Create(7)));
