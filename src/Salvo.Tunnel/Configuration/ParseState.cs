@@ -14,6 +14,8 @@ internal sealed class ParseState
     private int? _listenPort;
     private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
+    private int? _probeAfterMilliseconds;
+    private int? _probeTimeoutMilliseconds;
     private bool _sawInterface;
     private PeerDraft? _peer;
 
@@ -80,6 +82,7 @@ internal sealed class ParseState
             Addresses = _addresses,
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
             Peers = _peers,
+            TcpFallback = FallbackTimers(),
         };
     }
 
@@ -100,9 +103,29 @@ internal sealed class ParseState
                 // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.
                 _mtu = WireGuardConfigParser.ParseInteger(value, key, line, 1280, 65_535);
                 break;
+            case "TCPFALLBACKPROBEAFTERMS":
+                _probeAfterMilliseconds = ParseFallbackMilliseconds(value, key, line);
+                break;
+            case "TCPFALLBACKPROBETIMEOUTMS":
+                _probeTimeoutMilliseconds = ParseFallbackMilliseconds(value, key, line);
+                break;
             default:
-                throw new TunnelConfigurationException(line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address or MTU");
+                throw new TunnelConfigurationException(
+                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address, MTU, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
         }
+    }
+
+    // Under 100 ms a busy host's scheduling alone would pass for a dead path; over a minute is no fallback.
+    private static int ParseFallbackMilliseconds(string value, string key, int line) => WireGuardConfigParser.ParseInteger(value, key, line, 100, 60_000);
+
+    private TcpFallbackOptions FallbackTimers()
+    {
+        var defaults = new TcpFallbackOptions();
+        return new TcpFallbackOptions
+        {
+            ProbeAfter = _probeAfterMilliseconds is { } after ? TimeSpan.FromMilliseconds(after) : defaults.ProbeAfter,
+            ProbeTimeout = _probeTimeoutMilliseconds is { } timeout ? TimeSpan.FromMilliseconds(timeout) : defaults.ProbeTimeout,
+        };
     }
 
     private static void SetPeer(PeerDraft peer, string key, string value, int line)

@@ -61,6 +61,33 @@ public sealed class WireGuardConfigParserTests
     }
 
     [Fact]
+    public void Parse_TcpFallbackTimers_SetTheDetectionTimes()
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nTcpFallbackProbeAfterMs = 500\nTcpFallbackProbeTimeoutMs = 1500\n");
+        Assert.Equal(TimeSpan.FromMilliseconds(500), config.TcpFallback.ProbeAfter);
+        Assert.Equal(TimeSpan.FromMilliseconds(1500), config.TcpFallback.ProbeTimeout);
+        Assert.Equal(new TcpFallbackOptions().UdpReprobeFirstDelay, config.TcpFallback.UdpReprobeFirstDelay);
+    }
+
+    [Fact]
+    public void Parse_NoTcpFallbackTimers_KeepsTheDefaults()
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n");
+        Assert.Equal(TimeSpan.FromSeconds(1), config.TcpFallback.ProbeAfter);
+        Assert.Equal(TimeSpan.FromSeconds(1), config.TcpFallback.ProbeTimeout);
+    }
+
+    [Fact]
+    public void Parse_TcpFallbackTimerOutOfRange_NamesLineAndKey()
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() =>
+            WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nTcpFallbackProbeTimeoutMs = 20\n"));
+        Assert.Equal(3, error.Line);
+        Assert.Equal("TcpFallbackProbeTimeoutMs", error.Key);
+        Assert.Contains("from 100 to 60000", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Parse_NoTcpFallback_IsAuto()
     {
         var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n[Peer]\nPublicKey = {s_peer}\n");
