@@ -64,6 +64,8 @@ public sealed partial class TunnelEngine
 
             var path = peer.Path;
             path.DialPending = false;
+            path.SilentSince = 0;
+            path.ProbeSent = 0;
             path.DialSchedule ??= NewSchedule();
             var wait = path.DialSchedule.Next();
             path.NextDialAllowed = Deadline(wait);
@@ -161,8 +163,11 @@ public sealed partial class TunnelEngine
         }
     }
 
-    /// <summary>Data went out: on UDP, the start of a silence that an authenticated packet back ends.</summary>
-    private void OnDataSent(Peer peer)
+    /// <summary>
+    /// Data or a handshake initiation went out: on UDP, the start of a silence that an authenticated packet back
+    /// ends. Initiations count so that UDP blocked from the start (no session, so no data) is found too.
+    /// </summary>
+    private void OnAnswerExpected(Peer peer)
     {
         var path = peer.Path;
         if (path.SilentSince == 0 && path.Current == TunnelPath.Udp)
@@ -182,6 +187,12 @@ public sealed partial class TunnelEngine
 
         if (path.Current == TunnelPath.Tcp)
         {
+            if (path.HandshakeOverTcp)
+            {
+                path.HandshakeOverTcp = false;
+                SendProbe(peer, peer.Endpoint, output);
+            }
+
             if (path.DialedAddress.HasValue && path.Mode == TcpFallbackMode.Auto && PeerTimers.IsDue(path.NextUdpProbe, now))
             {
                 path.UdpProbes++;
@@ -281,6 +292,9 @@ public sealed partial class TunnelEngine
         path.UdpProbes = 0;
         path.ProbeSchedule = NewSchedule();
         path.NextUdpProbe = Deadline(path.ProbeSchedule.Next());
+        // No session yet (UDP was blocked from the start) or packets waiting for one: handshake over TCP at the next
+        // tick rather than at the next retransmission, up to 5 s later.
+        path.HandshakeOverTcp = peer.Current is null || peer.Staged.Count > 0;
         peer.Endpoint = address;
         Counters.PathSwitchesToTcp++;
         NotePathChange(peer, TunnelPath.Udp, TunnelPath.Tcp, reason);

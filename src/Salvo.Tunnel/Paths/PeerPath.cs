@@ -48,6 +48,9 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
 
     public long NextUdpProbe { get; set; }
 
+    /// <summary>Just moved to TCP with no session, or with packets waiting for one: send a handshake over TCP at the next tick.</summary>
+    public bool HandshakeOverTcp { get; set; }
+
     public int UdpProbes { get; set; }
 
     public DateTimeOffset? Changed { get; set; }

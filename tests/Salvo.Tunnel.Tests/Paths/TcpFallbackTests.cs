@@ -183,9 +183,10 @@ public sealed class TcpFallbackTests
         pair.Alice.OnTcpDialFailed(pair.AlicePeer, "Connection refused");
         Assert.Equal(TunnelPath.Udp, pair.AlicePath);
         Assert.Equal(1, pair.AliceLog.CountContaining("no TCP fallback to 198.18.0.2:51820 (Connection refused); staying on UDP, next attempt in 5.0 s"));
-        pair.Run(TimeSpan.FromSeconds(4.8), () => pair.AliceSends());
+        // Nothing before the 5 s back-off; then a fresh handshake probe, and the dial when it goes unanswered.
+        pair.Run(TimeSpan.FromSeconds(5.9), () => pair.AliceSends());
         Assert.Single(pair.AliceConnector.Dials);
-        pair.Run(TimeSpan.FromSeconds(0.4), () => pair.AliceSends());
+        pair.Run(TimeSpan.FromSeconds(0.3), () => pair.AliceSends());
         Assert.Equal(2, pair.AliceConnector.Dials.Count);
         Assert.Equal(0, pair.Alice.Counters.PathSwitchesToTcp);
     }
@@ -299,6 +300,24 @@ public sealed class TcpFallbackTests
         Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
         pair.AliceSends();
         Assert.All(pair.AliceOut.TakeDatagrams(), d => Assert.Equal(bobsConnection, d.Destination));
+    }
+
+    [Fact]
+    public void UdpBlockedFromTheStart_TheFirstHandshakeGoesUnanswered_FallsBackAndTheWaitingPacketArrivesOverTcp()
+    {
+        using var pair = new FallbackPair();
+        pair.UdpBlocked = true;
+        pair.AliceSends();
+
+        pair.Run(TimeSpan.FromSeconds(2.2));
+        Assert.Single(pair.AliceConnector.Dials);
+        pair.OpenTcp();
+        pair.Run(TimeSpan.FromSeconds(0.2));
+
+        // The handshake goes over TCP at the next tick, not at the next retransmission 5 s later.
+        Assert.Single(pair.BobOut.Packets);
+        Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
+        Assert.Equal(TunnelPath.Tcp, pair.BobPath);
     }
 
     [Fact]
