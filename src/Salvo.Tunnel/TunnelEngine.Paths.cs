@@ -240,7 +240,7 @@ public sealed partial class TunnelEngine
         }
 
         var reason = string.Create(CultureInfo.InvariantCulture,
-            $"no authenticated UDP datagram for {_time.GetElapsedTime(path.SilentSince, now).TotalMilliseconds:0} ms while sending data, and a handshake went unanswered for {_time.GetElapsedTime(path.ProbeSent, now).TotalMilliseconds:0} ms");
+            $"no authenticated UDP datagram for {_time.GetElapsedTime(path.SilentSince, now).TotalMilliseconds:0} ms after sending, and a handshake went unanswered for {_time.GetElapsedTime(path.ProbeSent, now).TotalMilliseconds:0} ms");
         if (path.TcpAddress.HasValue)
         {
             MoveToTcp(peer, path.TcpAddress, dialed: path.TcpAddress == path.DialedAddress, reason);

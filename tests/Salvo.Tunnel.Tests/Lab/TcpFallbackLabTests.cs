@@ -23,6 +23,28 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
     [TunnelNftablesLabFact]
     public void UdpBlockedMidTransfer_BToA_TheResponderDials_MovesToTcpAndBack_WithoutLongStall() => Run(reverse: true);
 
+    [TunnelNftablesLabFact]
+    public void UdpBlockedFromTheStart_TheTunnelComesUpOverTcp()
+    {
+        using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
+        using var block = new UdpBlock(lab.HostB, TunnelLab.PortB);
+        block.Block();
+
+        var clock = Stopwatch.StartNew();
+        var reached = false;
+        while (!reached && clock.Elapsed < TimeSpan.FromSeconds(20))
+        {
+            reached = TunnelLab.Ping(lab.HostA, TunnelLab.TunnelAddressB, count: 1).ExitCode == 0;
+        }
+
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"first ping answered {clock.Elapsed.TotalSeconds:F1} s after the first was sent"));
+        output.WriteLine(string.Join(Environment.NewLine, lab.LoggerA.Entries.Concat(lab.LoggerB.Entries)));
+        Assert.True(reached, "no ping answered in 20 s with UDP blocked");
+        InteropTests.AssertNoLoss(TunnelLab.Ping(lab.HostA, TunnelLab.TunnelAddressB, count: 5));
+        Assert.Equal(TunnelPath.Tcp, lab.SalvoA!.Engine.GetPeers()[0].Path);
+        Assert.Equal(TunnelPath.Tcp, lab.SalvoB!.Engine.GetPeers()[0].Path);
+    }
+
     [TunnelNftablesLabFact(TunnelEnd.WireGuardGo)]
     public void WireGuardGoPeer_UdpBlockedForAWhile_TcpRefused_StaysOnUdpAndRecovers()
     {
