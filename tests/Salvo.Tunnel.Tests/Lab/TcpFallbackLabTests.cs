@@ -116,6 +116,7 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
         }
 
         output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"longest stall {stall:F1} s; bytes per {IntervalSeconds} s: {TunnelLab.Describe(intervals)}"));
+        output.WriteLine($"messages dropped on a full TCP send queue: A {lab.SalvoA!.TcpSendDrops}, B {lab.SalvoB!.TcpSendDrops}");
         output.WriteLine(string.Join(Environment.NewLine, lab.LoggerA.Entries.Concat(lab.LoggerB.Entries).Where(e => e.Contains("moved from", StringComparison.Ordinal))));
 
         var a = lab.SalvoA!.Engine.Counters;
