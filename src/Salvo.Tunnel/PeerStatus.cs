@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Routing;
 
 namespace Salvo.Tunnel;
@@ -20,4 +21,14 @@ public sealed record PeerStatus(
     long ReceivedBytes,
     long SentBytes,
     TimeSpan? PersistentKeepalive,
-    bool HasSession);
+    bool HasSession)
+{
+    /// <summary>The path the peer's messages go over now. Defaults to <see cref="TunnelPath.Udp"/>.</summary>
+    public TunnelPath Path { get; init; }
+
+    /// <summary>When the path last changed; null when it never has. Defaults to null.</summary>
+    public DateTimeOffset? PathChanged { get; init; }
+
+    /// <summary>Why the path last changed; null when it never has. Defaults to null.</summary>
+    public string? PathReason { get; init; }
+}

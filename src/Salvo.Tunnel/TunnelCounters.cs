@@ -29,6 +29,12 @@ public sealed class TunnelCounters
     /// <summary>Cookie replies sent because of load.</summary>
     public long CookieRepliesSent { get; internal set; }
 
+    /// <summary>Peers moved from UDP to TCP (UDP went unanswered, or the peer came over TCP).</summary>
+    public long PathSwitchesToTcp { get; internal set; }
+
+    /// <summary>Peers moved from TCP back to UDP (a UDP probe was answered, or the TCP connection closed).</summary>
+    public long PathSwitchesToUdp { get; internal set; }
+
     /// <summary>Datagrams or packets dropped for <paramref name="reason"/>.</summary>
     public long this[TunnelDropReason reason] => Volatile.Read(ref _dropped[(int)reason]);
 

@@ -2,6 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Paths;
 
 namespace Salvo.Tunnel;
 
@@ -22,6 +23,7 @@ public sealed class TunnelDevice : IDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly Thread _outbound;
     private readonly Thread _inbound;
+    private readonly TcpPaths _tcp;
 
     private TunnelDevice(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time, ILogger? logger)
     {
@@ -31,6 +33,9 @@ public sealed class TunnelDevice : IDisposable
         _socket = BindDualStack(configuration.ListenPort ?? 0);
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
+        _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram)), logger ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
+            peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off));
+        Engine.UseTcpPaths(_tcp);
     }
 
     /// <summary>The protocol engine, for status.</summary>
@@ -46,6 +51,9 @@ public sealed class TunnelDevice : IDisposable
     public long TunWriteFailures => Interlocked.Read(ref _tunWriteFailures);
 
     private long _tunWriteFailures;
+
+    /// <summary>WireGuard messages for the TCP fallback dropped because their connection was gone or its send queue full.</summary>
+    public long TcpSendDrops => _tcp.SendDrops;
 
     /// <summary>Binds the socket and starts both loops; the device is taken over and disposed with the tunnel.</summary>
     /// <param name="configuration">Keys, peers and routes.</param>
@@ -71,6 +79,7 @@ public sealed class TunnelDevice : IDisposable
         _stop.Cancel();
         _outbound.Join(TimeSpan.FromSeconds(2));
         _inbound.Join(TimeSpan.FromSeconds(2));
+        _tcp.Dispose();
         _socket.Dispose();
         _tun.Dispose();
         Engine.Dispose();
@@ -137,10 +146,17 @@ public sealed class TunnelDevice : IDisposable
         }
     }
 
-    private sealed class Output(TunnelDevice device, SendBatch batch) : ITunnelOutput
+    private sealed class Output(TunnelDevice device, SendBatch batch) : IBatchedOutput
     {
+        private readonly PendingTcpFrames _tcpFrames = new(BatchSize, device._maxDatagram);
+
         public Span<byte> AddDatagram(int length, DatagramAddress destination)
         {
+            if (TcpPathAddress.IsTcp(destination))
+            {
+                return AddTcpFrame(length, destination);
+            }
+
             if (!batch.TryAdd(length, destination, out var payload))
             {
                 Flush();
@@ -165,6 +181,22 @@ public sealed class TunnelDevice : IDisposable
                 device._socket.Send(batch);
                 batch.Clear();
             }
+
+            if (_tcpFrames.Count > 0)
+            {
+                _tcpFrames.Flush(device._tcp);
+            }
+        }
+
+        private Span<byte> AddTcpFrame(int length, DatagramAddress path)
+        {
+            if (!_tcpFrames.TryAdd(length, path, out var message))
+            {
+                Flush();
+                _tcpFrames.TryAdd(length, path, out message);
+            }
+
+            return message;
         }
     }
 }

@@ -84,7 +84,7 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        peer.Endpoint = source;
+        Roam(peer, source);
         if (peer.Handshake.LocalIndex != 0)
         {
             _indices.Remove(peer.Handshake.LocalIndex);
@@ -154,7 +154,7 @@ public sealed partial class TunnelEngine
         }
 
         peer.Current = keypair;
-        peer.Endpoint = source;
+        Roam(peer, source);
         peer.ReceivedBytes += message.Length;
         OnHandshakeComplete(peer);
         OnSessionDerived(peer);
@@ -232,7 +232,7 @@ public sealed partial class TunnelEngine
             SendStaged(peer, output);
         }
 
-        peer.Endpoint = source;
+        Roam(peer, source);
         peer.ReceivedBytes += message.Length;
         OnAuthenticatedPacketTraversal(peer);
         peer.Timers.NewHandshake = 0;

@@ -59,7 +59,7 @@ public sealed partial class TunnelEngine
         Counters.Drop(reason);
         if (ShouldLog(reason, LogLevel.Warning, out var notLogged))
         {
-            TunnelLog.RefusedDatagram(_logger, source.ToString(), Describe(reason), notLogged);
+            TunnelLog.RefusedDatagram(_logger, Paths.TcpPathAddress.Describe(source), Describe(reason), notLogged);
         }
     }
 
@@ -102,7 +102,7 @@ public sealed partial class TunnelEngine
     {
         if (_logger.IsEnabled(LogLevel.Information))
         {
-            TunnelLog.HandshakeCompleted(_logger, peer.PublicKeyText.ToString(), peer.Endpoint.ToString(), role);
+            TunnelLog.HandshakeCompleted(_logger, peer.PublicKeyText.ToString(), DescribeEndpoint(peer), role);
         }
     }
 

@@ -71,6 +71,7 @@ public sealed partial class TunnelEngine
         {
             Counters.PacketsSent++;
             Counters.BytesSent += packet.Length;
+            OnAnswerExpected(peer);
         }
 
         OnAuthenticatedPacketTraversal(peer);
@@ -154,6 +155,7 @@ public sealed partial class TunnelEngine
         peer.SentBytes += message.Length;
         timers.LastInitiationSent = _time.GetTimestamp();
         timers.HasSentInitiation = true;
+        OnAnswerExpected(peer);
         OnAuthenticatedPacketTraversal(peer);
         timers.SendKeepalive = 0;
         timers.RetransmitHandshake = Deadline(WireGuardProtocol.RekeyTimeout + Jitter());

@@ -48,6 +48,8 @@ public sealed partial class TunnelEngine
                     timers.ZeroKeyMaterial = 0;
                     ForgetKeys(peer);
                 }
+
+                TickPaths(peer, now, output);
             }
         }
     }

@@ -3,6 +3,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Crypto;
+using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Protocol;
 using Salvo.Tunnel.Routing;
 
@@ -47,15 +48,20 @@ public sealed partial class TunnelEngine : IDisposable
         _logger = logger ?? NullLogger.Instance;
         _jitter = jitter ?? Random.Shared;
         _mtu = configuration.Mtu;
+        configuration.TcpFallback.Validate();
+        _fallback = configuration.TcpFallback;
         _local = new LocalIdentity(crypto, configuration.PrivateKey);
         _cookieChecker = new CookieChecker(crypto, _local.PublicKey);
         PublicKey = WireGuardKey.FromBytes(_local.PublicKey);
         _metrics = new TunnelMetrics(Counters, name ?? PublicKey.ToString());
         foreach (var peerConfiguration in configuration.Peers)
         {
+            var endpoint = peerConfiguration.Endpoint is null ? default : DatagramAddress.FromIPEndPoint(peerConfiguration.Endpoint);
             var peer = new Peer(crypto, peerConfiguration.PublicKey, peerConfiguration.PresharedKey)
             {
-                Endpoint = peerConfiguration.Endpoint is null ? default : DatagramAddress.FromIPEndPoint(peerConfiguration.Endpoint),
+                // With TcpFallback = only nothing goes over UDP: the endpoint is only where the TCP connection goes.
+                Endpoint = peerConfiguration.TcpFallback == TcpFallbackMode.Only ? default : endpoint,
+                Path = new PeerPath(peerConfiguration.TcpFallback, endpoint),
                 PersistentKeepalive = peerConfiguration.PersistentKeepalive ?? TimeSpan.Zero,
             };
             _peers.Add(peer);
@@ -104,13 +110,18 @@ public sealed partial class TunnelEngine : IDisposable
         {
             return [.. _peers.Select(peer => new PeerStatus(
                 peer.PublicKeyText,
-                peer.Endpoint.HasValue ? peer.Endpoint.ToIPEndPoint() : null,
+                ShownEndpoint(peer),
                 _routes.PrefixesOf(peer),
                 peer.LastHandshake,
                 peer.ReceivedBytes,
                 peer.SentBytes,
                 peer.PersistentKeepalive > TimeSpan.Zero ? peer.PersistentKeepalive : null,
-                peer.Current is not null))];
+                peer.Current is not null)
+            {
+                Path = peer.Path.Current,
+                PathChanged = peer.Path.Changed,
+                PathReason = peer.Path.Reason,
+            })];
         }
     }
 

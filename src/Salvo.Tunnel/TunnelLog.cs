@@ -16,4 +16,13 @@ internal static partial class TunnelLog
 
     [LoggerMessage(4, LogLevel.Warning, "Handshakes exceed {Budget} per second: under load, handshakes must now carry a cookie (MAC2)")]
     public static partial void UnderLoad(ILogger logger, int budget);
+
+    [LoggerMessage(5, LogLevel.Information, "Peer {PublicKey} moved from {From} to {To}: {Reason}")]
+    public static partial void PathSwitched(ILogger logger, string publicKey, string from, string to, string reason);
+
+    [LoggerMessage(6, LogLevel.Warning, "Peer {PublicKey}: no TCP fallback to {Endpoint} ({Error}); staying on UDP, next attempt in {Seconds:0.0} s")]
+    public static partial void TcpFallbackFailed(ILogger logger, string publicKey, string endpoint, string error, double seconds);
+
+    [LoggerMessage(7, LogLevel.Warning, "Tunnel TCP listener on port {Port} did not start ({Error}): peers cannot fall back to TCP towards this end")]
+    public static partial void TcpListenerFailed(ILogger logger, int port, string error);
 }

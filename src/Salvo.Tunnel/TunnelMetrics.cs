@@ -35,6 +35,15 @@ internal sealed class TunnelMetrics : IDisposable
             "{handshake}",
             "Handshakes completed, by salvo.tunnel.role: initiator, responder.");
         _meter.CreateObservableCounter(
+            "salvo.tunnel.path.switches",
+            () => new[]
+            {
+                new Measurement<long>(counters.PathSwitchesToTcp, tunnel, new("salvo.tunnel.path", "tcp")),
+                new Measurement<long>(counters.PathSwitchesToUdp, tunnel, new("salvo.tunnel.path", "udp")),
+            },
+            "{switch}",
+            "Peers moved between UDP and the TCP fallback, by salvo.tunnel.path: the path moved to (tcp, udp).");
+        _meter.CreateObservableCounter(
             "salvo.tunnel.decryption.failures", () => One(counters[TunnelDropReason.DecryptionFailed]), "{message}", "Transport messages whose tag did not verify.");
         _meter.CreateObservableCounter(
             "salvo.tunnel.replays.rejected", () => One(counters[TunnelDropReason.Replayed]), "{message}", "Transport messages refused by the replay window.");

@@ -66,7 +66,7 @@ public sealed class TunnelBenchTests
     public void Paths_AreVethThenSalvoWithEachEndOfWireGuardGo()
     {
         Assert.Equal(
-            ["veth", "salvo <-> salvo", "salvo <-> wireguard-go", "wireguard-go <-> salvo", "wireguard-go <-> wireguard-go"],
+            ["veth", "salvo <-> salvo", "salvo <-> wireguard-go", "wireguard-go <-> salvo", "wireguard-go <-> wireguard-go", "salvo <-> salvo over TCP"],
             BenchLab.Paths.Select(p => p.Name));
         Assert.Equal(BenchLab.Paths.Count, BenchLab.Paths.Select(p => p.Target).Distinct().Count());
     }
@@ -112,5 +112,6 @@ public sealed class TunnelBenchTests
         Assert.Contains(lines, l => l.StartsWith("wireguard-go <-> salvo", StringComparison.Ordinal) && l.Contains("1,003", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("wireguard-go <-> wireguard-go", StringComparison.Ordinal) && l.Contains("1,004", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("salvo <-> salvo", StringComparison.Ordinal) && l.Contains("1,001", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("salvo <-> salvo over TCP", StringComparison.Ordinal) && l.Contains("1,005", StringComparison.Ordinal));
     }
 }

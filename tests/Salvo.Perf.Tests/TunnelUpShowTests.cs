@@ -120,10 +120,26 @@ public sealed class TunnelUpShowTests : IDisposable
 
         var expected =
             $"interface: salvo0\n  public key: {key.DerivePublicKey()}\n  listening port: 51820\n" +
-            $"\npeer: {peerKey}\n  endpoint: 198.18.0.2:51820\n  allowed ips: 198.19.0.2/32, fd00::/64\n" +
+            $"\npeer: {peerKey}\n  endpoint: 198.18.0.2:51820\n  path: udp\n  allowed ips: 198.19.0.2/32, fd00::/64\n" +
             "  latest handshake: 42 seconds ago\n  transfer: 2048 B received, 1024 B sent\n  persistent keepalive: every 25 seconds\n" +
             $"\npeer: {peers[1].PublicKey}\n  allowed ips: (none)\n  transfer: 0 B received, 0 B sent\n";
         Assert.Equal(expected, text);
+    }
+
+    [Fact]
+    public void StatusText_PeerOnTcp_ShowsThePathAndWhyItChanged()
+    {
+        var now = new DateTimeOffset(2026, 11, 24, 12, 0, 0, TimeSpan.Zero);
+        var peer = new PeerStatus(WireGuardKey.GeneratePrivateKey().DerivePublicKey(), new IPEndPoint(IPAddress.Parse("198.18.0.2"), 51820), [], null, 0, 0, null, HasSession: true)
+        {
+            Path = Salvo.Tunnel.Paths.TunnelPath.Tcp,
+            PathChanged = now.AddSeconds(-7),
+            PathReason = "a handshake went unanswered",
+        };
+
+        var text = TunnelStatusText.Format("salvo0", WireGuardKey.GeneratePrivateKey().DerivePublicKey(), 51820, [peer], now);
+
+        Assert.Contains("  endpoint: 198.18.0.2:51820\n  path: tcp (since 7 seconds ago: a handshake went unanswered)\n", text, StringComparison.Ordinal);
     }
 
     [Fact]

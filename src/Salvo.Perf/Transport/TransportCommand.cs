@@ -26,11 +26,14 @@ internal static class TransportCommand
         var messages = CommonOptions.Int("--messages", "-n", "COUNT", 10, 0, 100_000, "Messages round-tripped after connecting.");
         var handshake = CommonOptions.Int("--handshake-ms", null, "MS", 500, 10, 60_000, "How long each UDP handshake attempt waits, in ms.");
         var time = CommonOptions.Seconds("--time", "-t", 30, "With --listen: seconds to serve.");
+        var watch = CommonOptions.Int("--watch", null, "SECONDS", 0, 0, 3_600,
+            "Instead of -n: send numbered messages for SECONDS, one in flight, resending one whose echo is 1 s late, and print each path switch as it happens; 0 is off.");
+        var interval = CommonOptions.Int("--interval-ms", null, "MS", 50, 1, 60_000, "With --watch: the pause after each echoed message, in ms.");
         var command = new Command("transport",
             "Connects a MessageTransport to HOST:PORT and reports whether it runs over UDP or fell back to TCP (and why), " +
             "or with --listen serves as an echoing MessageTransportServer for -t seconds.")
         {
-            target, listen, mode, messages, handshake, time,
+            target, listen, mode, messages, handshake, time, watch, interval,
         };
         command.SetAction((parse, cancellationToken) =>
         {
@@ -40,8 +43,9 @@ internal static class TransportCommand
             }
 
             var server = parse.GetValue(target) ?? throw new CliException("transport: give HOST:PORT to connect to, or --listen ADDRESS:PORT to serve.");
-            return ConnectAsync(console, ImpairCommand.ParseEndPoint(server, "server"), parse.GetValue(mode), parse.GetValue(messages),
-                TimeSpan.FromMilliseconds(parse.GetValue(handshake)), cancellationToken);
+            var plan = new ConnectPlan(parse.GetValue(mode), parse.GetValue(messages), TimeSpan.FromMilliseconds(parse.GetValue(handshake)),
+                TimeSpan.FromSeconds(parse.GetValue(watch)), TimeSpan.FromMilliseconds(parse.GetValue(interval)));
+            return ConnectAsync(console, ImpairCommand.ParseEndPoint(server, "server"), plan, cancellationToken);
         });
         return command;
     }
@@ -69,17 +73,33 @@ internal static class TransportCommand
         return 0;
     }
 
-    private static async Task<int> ConnectAsync(CliConsole console, IPEndPoint server, TransportMode mode, int count, TimeSpan handshake, CancellationToken cancellationToken)
+    private static async Task<int> ConnectAsync(CliConsole console, IPEndPoint server, ConnectPlan plan, CancellationToken cancellationToken)
     {
+        var (mode, count) = (plan.Mode, plan.Count);
         var echoes = Channel.CreateUnbounded<int>();
-        await using var transport = new MessageTransport(new MessageTransportOptions { Mode = mode, HandshakeTimeout = handshake },
+        await using var transport = new MessageTransport(new MessageTransportOptions { Mode = mode, HandshakeTimeout = plan.Handshake },
             (_, message) =>
             {
-                echoes.Writer.TryWrite((int)message.Length);
+                echoes.Writer.TryWrite(ReadNumber(message));
                 return ValueTask.CompletedTask;
             });
         string reason = string.Empty;
-        transport.TransportSelected += (_, e) => reason = e.Reason;
+        var switches = new List<TransportSwitch>();
+        Stopwatch? watching = null;
+        transport.TransportSelected += (_, e) =>
+        {
+            reason = e.Reason;
+            if (watching is not null)
+            {
+                var change = new TransportSwitch(Math.Round(watching.Elapsed.TotalSeconds, 2), e.Transport.ToString(), e.Reason);
+                lock (switches)
+                {
+                    switches.Add(change);
+                }
+
+                console.Note(string.Create(CultureInfo.InvariantCulture, $"salvo transport: {change.AtSeconds:F2} s: now on {change.Transport}: {change.Reason}"));
+            }
+        };
         var clock = Stopwatch.StartNew();
         try
         {
@@ -91,6 +111,31 @@ internal static class TransportCommand
         }
 
         var connectMs = clock.Elapsed.TotalMilliseconds;
+        if (plan.Watch > TimeSpan.Zero)
+        {
+            watching = Stopwatch.StartNew();
+            var watched = await WatchedMessages.RunAsync(transport, echoes.Reader, plan.Watch, plan.Interval, cancellationToken).ConfigureAwait(false);
+            TransportSwitch[] seen;
+            lock (switches)
+            {
+                seen = [.. switches];
+            }
+
+            var complete = watched.Echoed == watched.Sent && watched.DuplicateEchoes == 0;
+            var watchReport = new TransportReport("transport", server.ToString(), mode.ToString(), transport.Transport.ToString(), reason,
+                Math.Round(connectMs, 1), watched.Sent, watched.Sent, watched.Echoed,
+                complete ? null : $"{watched.Sent - watched.Echoed} message(s) never echoed, {watched.DuplicateEchoes} echoed twice")
+            {
+                Switches = seen,
+                Resent = watched.Resent,
+                DuplicateEchoes = watched.DuplicateEchoes,
+            };
+            console.Document(watchReport, LabJson.Indented.TransportReport, LabJson.Compact.TransportReport);
+            console.Line($"{server}: sent {watched.Sent} numbered message(s) in {plan.Watch.TotalSeconds:0} s, {watched.Echoed} echoed, " +
+                $"{watched.Resent} resent after a 1 s wait, {watched.DuplicateEchoes} echoed twice; {seen.Length} path switch(es); now on {transport.Transport}.");
+            return complete ? 0 : CliException.FailureExitCode;
+        }
+
         var outcome = await EchoRoundTrips.RunAsync(transport, echoes.Reader, count, cancellationToken).ConfigureAwait(false);
         var report = new TransportReport("transport", server.ToString(), mode.ToString(), transport.Transport.ToString(), reason,
             Math.Round(connectMs, 1), count, outcome.Sent, outcome.Echoed, outcome.Failure);
@@ -109,7 +154,23 @@ internal static class TransportCommand
 
         return outcome.Echoed >= count ? 0 : CliException.FailureExitCode;
     }
+
+    /// <summary>The number a --watch message carries (4 bytes, big-endian); -1 for the unnumbered messages of -n.</summary>
+    private static int ReadNumber(ReadOnlySequence<byte> message)
+    {
+        if (message.Length != sizeof(int))
+        {
+            return -1;
+        }
+
+        Span<byte> number = stackalloc byte[sizeof(int)];
+        message.CopyTo(number);
+        return System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(number);
+    }
 }
+
+/// <summary>What a connecting run does: the transport's mode and handshake wait, then -n round trips or a --watch run.</summary>
+internal sealed record ConnectPlan(TransportMode Mode, int Count, TimeSpan Handshake, TimeSpan Watch, TimeSpan Interval);
 
 /// <summary>The <c>salvo transport --json</c> document of a connecting run.</summary>
 /// <param name="Command">"transport".</param>
@@ -123,4 +184,14 @@ internal static class TransportCommand
 /// <param name="Echoed">Echoes received.</param>
 /// <param name="Failure">Why fewer echoes came back than were asked for (no reply within the timeout, refused, stopped); absent when all came.</param>
 internal sealed record TransportReport(string Command, string Server, string Mode, string Transport, string Reason, double ConnectMilliseconds,
-    int Requested, int Sent, int Echoed, string? Failure);
+    int Requested, int Sent, int Echoed, string? Failure)
+{
+    /// <summary>With --watch: each path switch after connect, in order; absent otherwise.</summary>
+    public IReadOnlyList<TransportSwitch>? Switches { get; init; }
+
+    /// <summary>With --watch: sends of a number again after its echo was 1 s late; absent otherwise.</summary>
+    public int? Resent { get; init; }
+
+    /// <summary>With --watch: echoes of a number already echoed (a message delivered twice); absent otherwise.</summary>
+    public int? DuplicateEchoes { get; init; }
+}

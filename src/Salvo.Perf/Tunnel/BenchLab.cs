@@ -6,8 +6,8 @@ using Salvo.Tunnel;
 namespace Salvo.Perf.Tunnel;
 
 /// <summary>
-/// Two network namespaces joined by a veth pair (198.18.0.1 and .2, MTU 1500) carrying five paths side by side: the
-/// plain veth and the four <see cref="BenchTunnel"/>s (each end a 'salvo tunnel up' process or wireguard-go, MTU 1420),
+/// Two network namespaces joined by a veth pair (198.18.0.1 and .2, MTU 1500) carrying six paths side by side: the
+/// plain veth and the five <see cref="BenchTunnel"/>s (each end a 'salvo tunnel up' process or wireguard-go, MTU 1420),
 /// with an iperf3 server in B. Disposing ends every process it started, by its own
 /// handle, and removes both namespaces.
 /// </summary>
@@ -139,8 +139,19 @@ internal sealed class BenchLab : IDisposable
     {
         var keyA = WireGuardKey.GeneratePrivateKey();
         var keyB = WireGuardKey.GeneratePrivateKey();
-        StartEnd(tunnel, tunnel.EndA, HostA, 'a', keyA, keyB.DerivePublicKey(), tunnel.Address(1), tunnel.Address(2), "198.18.0.2");
-        StartEnd(tunnel, tunnel.EndB, HostB, 'b', keyB, keyA.DerivePublicKey(), tunnel.Address(2), tunnel.Address(1), "198.18.0.1");
+        void StartA() => StartEnd(tunnel, tunnel.EndA, HostA, 'a', keyA, keyB.DerivePublicKey(), tunnel.Address(1), tunnel.Address(2), "198.18.0.2");
+        void StartB() => StartEnd(tunnel, tunnel.EndB, HostB, 'b', keyB, keyA.DerivePublicKey(), tunnel.Address(2), tunnel.Address(1), "198.18.0.1");
+        if (tunnel.OverTcp)
+        {
+            // A dials B's TCP listener at once; were B not up yet, the next attempt would come only 5 s later.
+            StartB();
+            StartA();
+        }
+        else
+        {
+            StartA();
+            StartB();
+        }
     }
 
     private void StartEnd(BenchTunnel tunnel, TunnelEnd end, string host, char side, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
@@ -148,7 +159,7 @@ internal sealed class BenchLab : IDisposable
         var name = tunnel.DeviceName(side, _tag);
         if (end == TunnelEnd.Salvo)
         {
-            StartSalvoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay);
+            StartSalvoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay, tunnel.OverTcp && side == 'a' ? "only" : "auto");
         }
         else
         {
@@ -156,7 +167,7 @@ internal sealed class BenchLab : IDisposable
         }
     }
 
-    private void StartSalvoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
+    private void StartSalvoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay, string tcpFallback)
     {
         var file = Path.Combine(_folder, name + ".conf");
         File.WriteAllText(file, $"""
@@ -170,6 +181,7 @@ internal sealed class BenchLab : IDisposable
             PublicKey = {peer}
             AllowedIPs = {peerAddress}/32
             Endpoint = {peerUnderlay}:{port}
+            TcpFallback = {tcpFallback}
             """);
         StartBackground(host, [.. SalvoCommand(), "tunnel", "up", file, "--name", name], Path.Combine(TunnelCommand.StatusFolder, name));
         WaitFor(host, name, address);

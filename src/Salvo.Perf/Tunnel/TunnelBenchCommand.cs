@@ -18,7 +18,7 @@ internal static class TunnelBenchCommand
     public static Command Create(CliConsole console)
     {
         var seconds = CommonOptions.Int("--time", "-t", "SECONDS", 3, 1, 60, "Seconds of each iperf3 run.");
-        var rounds = CommonOptions.Int("--rounds", null, "COUNT", 3, 1, 9, "Interleaved rounds over the five paths; figures are medians over them.");
+        var rounds = CommonOptions.Int("--rounds", null, "COUNT", 3, 1, 9, "Interleaved rounds over the six paths; figures are medians over them.");
         var command = new Command("bench",
             "Measures throughput and latency through Salvo <-> Salvo, Salvo <-> wireguard-go (Salvo as either end), " +
             "wireguard-go <-> wireguard-go and the plain veth, " +

@@ -24,6 +24,7 @@ internal static class TunnelStatusText
             if (peer.Endpoint is not null)
             {
                 text.Append(invariant, $"  endpoint: {peer.Endpoint}\n");
+                text.Append(invariant, $"  path: {Path(peer, now)}\n");
             }
 
             text.Append(invariant, $"  allowed ips: {(peer.AllowedIps.Count == 0 ? "(none)" : string.Join(", ", peer.AllowedIps))}\n");
@@ -41,5 +42,14 @@ internal static class TunnelStatusText
         }
 
         return text.ToString();
+    }
+
+    /// <summary>"udp", or "tcp (since 12 seconds ago: why)": the path the peer's messages take, and the last switch.</summary>
+    private static string Path(PeerStatus peer, DateTimeOffset now)
+    {
+        var name = peer.Path.ToString().ToLowerInvariant();
+        return peer.PathChanged is { } changed
+            ? string.Create(CultureInfo.InvariantCulture, $"{name} (since {Math.Max(0, (int)(now - changed).TotalSeconds)} seconds ago: {peer.PathReason})")
+            : name;
     }
 }

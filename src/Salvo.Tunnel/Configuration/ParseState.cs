@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Routing;
 
 namespace Salvo.Tunnel.Configuration;
@@ -13,6 +14,8 @@ internal sealed class ParseState
     private int? _listenPort;
     private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
+    private int? _probeAfterMilliseconds;
+    private int? _probeTimeoutMilliseconds;
     private bool _sawInterface;
     private PeerDraft? _peer;
 
@@ -79,6 +82,7 @@ internal sealed class ParseState
             Addresses = _addresses,
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
             Peers = _peers,
+            TcpFallback = FallbackTimers(),
         };
     }
 
@@ -99,9 +103,29 @@ internal sealed class ParseState
                 // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.
                 _mtu = WireGuardConfigParser.ParseInteger(value, key, line, 1280, 65_535);
                 break;
+            case "TCPFALLBACKPROBEAFTERMS":
+                _probeAfterMilliseconds = ParseFallbackMilliseconds(value, key, line);
+                break;
+            case "TCPFALLBACKPROBETIMEOUTMS":
+                _probeTimeoutMilliseconds = ParseFallbackMilliseconds(value, key, line);
+                break;
             default:
-                throw new TunnelConfigurationException(line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address or MTU");
+                throw new TunnelConfigurationException(
+                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address, MTU, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
         }
+    }
+
+    // Under 100 ms a busy host's scheduling alone would pass for a dead path; over a minute is no fallback.
+    private static int ParseFallbackMilliseconds(string value, string key, int line) => WireGuardConfigParser.ParseInteger(value, key, line, 100, 60_000);
+
+    private TcpFallbackOptions FallbackTimers()
+    {
+        var defaults = new TcpFallbackOptions();
+        return new TcpFallbackOptions
+        {
+            ProbeAfter = _probeAfterMilliseconds is { } after ? TimeSpan.FromMilliseconds(after) : defaults.ProbeAfter,
+            ProbeTimeout = _probeTimeoutMilliseconds is { } timeout ? TimeSpan.FromMilliseconds(timeout) : defaults.ProbeTimeout,
+        };
     }
 
     private static void SetPeer(PeerDraft peer, string key, string value, int line)
@@ -126,10 +150,21 @@ internal sealed class ParseState
                     : WireGuardConfigParser.ParseInteger(value, key, line, 0, 65_535);
                 peer.PersistentKeepalive = seconds == 0 ? null : TimeSpan.FromSeconds(seconds);
                 break;
+            case "TCPFALLBACK":
+                peer.TcpFallback = ParseTcpFallback(value, key, line);
+                break;
             default:
-                throw new TunnelConfigurationException(line, key, "unknown key in [Peer]; expected PublicKey, PresharedKey, AllowedIPs, Endpoint or PersistentKeepalive");
+                throw new TunnelConfigurationException(line, key, "unknown key in [Peer]; expected PublicKey, PresharedKey, AllowedIPs, Endpoint, PersistentKeepalive or TcpFallback");
         }
     }
+
+    private static TcpFallbackMode ParseTcpFallback(string value, string key, int line) => value.ToUpperInvariant() switch
+    {
+        "AUTO" => TcpFallbackMode.Auto,
+        "OFF" => TcpFallbackMode.Off,
+        "ONLY" => TcpFallbackMode.Only,
+        _ => throw new TunnelConfigurationException(line, key, $"must be auto, off or only, not '{value}'"),
+    };
 
     private void FinishPeer()
     {
@@ -157,6 +192,7 @@ internal sealed class ParseState
             AllowedIps = peer.AllowedIps,
             Endpoint = peer.Endpoint,
             PersistentKeepalive = peer.PersistentKeepalive,
+            TcpFallback = peer.TcpFallback,
         });
     }
 
@@ -173,5 +209,7 @@ internal sealed class ParseState
         public IPEndPoint? Endpoint { get; set; }
 
         public TimeSpan? PersistentKeepalive { get; set; }
+
+        public TcpFallbackMode TcpFallback { get; set; }
     }
 }

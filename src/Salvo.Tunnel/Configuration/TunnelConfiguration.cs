@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Routing;
 
 namespace Salvo.Tunnel.Configuration;
@@ -23,6 +24,9 @@ public sealed class TunnelConfiguration
 
     /// <summary>The peers. Defaults to none.</summary>
     public IReadOnlyList<PeerConfiguration> Peers { get; init; } = [];
+
+    /// <summary>The timers of the TCP fallback, for every peer whose <see cref="PeerConfiguration.TcpFallback"/> is not off. Defaults to <see cref="TcpFallbackOptions"/>' defaults.</summary>
+    public TcpFallbackOptions TcpFallback { get; init; } = new();
 }
 
 /// <summary>One <c>[Peer]</c> section.</summary>
@@ -42,4 +46,10 @@ public sealed class PeerConfiguration
 
     /// <summary>Send an empty packet after this long without sending, to keep NAT state alive; null is off. Defaults to null.</summary>
     public TimeSpan? PersistentKeepalive { get; init; }
+
+    /// <summary>
+    /// Whether the peer's messages may go over TCP (config key <c>TcpFallback = auto | off | only</c>). Auto is safe
+    /// with any WireGuard peer: one without a TCP listener refuses the connection and stays on UDP. Defaults to <see cref="TcpFallbackMode.Auto"/>.
+    /// </summary>
+    public TcpFallbackMode TcpFallback { get; init; }
 }

@@ -32,6 +32,9 @@ internal sealed class Peer : IDisposable
 
     public TimeSpan PersistentKeepalive { get; set; }
 
+    /// <summary>Which path (UDP or TCP) messages go over, and the fallback's timers.</summary>
+    public required Paths.PeerPath Path { get; init; }
+
     public HandshakeState Handshake { get; } = new();
 
     public CookieGenerator Cookies { get; }

@@ -58,6 +58,40 @@ public sealed class TransportCommandTests
     }
 
     [Fact]
+    public async Task Watch_AnEchoGoesMissing_TheMessageIsResentAndEachNumberEchoedOnce()
+    {
+        // The server swallows the first copy of message 3, as a path that drops one datagram would.
+        var swallowed = 0;
+        await using var server = new Salvo.Streams.MessageTransportServer(
+            new Salvo.Streams.MessageTransportServerOptions { EndPoint = new IPEndPoint(IPAddress.Loopback, 0) },
+            async (peer, message) =>
+            {
+                var bytes = System.Buffers.BuffersExtensions.ToArray(message);
+                if (System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(bytes) == 3 && Interlocked.Exchange(ref swallowed, 1) == 0)
+                {
+                    return;
+                }
+
+                await peer.SendAsync(bytes).ConfigureAwait(false);
+            });
+        server.Start();
+
+        var (exit, output, error) = await Cli.RunAsync(
+            "transport", $"127.0.0.1:{server.LocalEndPoint!.Port}", "--watch", "2", "--interval-ms", "10", "--json").WaitAsync(Bound);
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        var report = document.RootElement;
+        var sent = report.GetProperty("sent").GetInt32();
+        Assert.True(sent > 3, $"{sent} messages");
+        Assert.Equal(sent, report.GetProperty("echoed").GetInt32());
+        Assert.Equal(1, report.GetProperty("resent").GetInt32());
+        Assert.Equal(0, report.GetProperty("duplicateEchoes").GetInt32());
+        Assert.Empty(report.GetProperty("switches").EnumerateArray());
+        Assert.Equal("Udp", report.GetProperty("transport").GetString());
+    }
+
+    [Fact]
     public async Task Listen_Text_PrintsTheAddressOnce()
     {
         using var stop = new CancellationTokenSource();

@@ -12,7 +12,7 @@ namespace Salvo.Perf.Tests.Reliability;
 /// fallback's, lives there) in host A, and an nftables rule in B that drops UDP to the server's port.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
-public sealed class TransportFallbackLabTests
+public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelper output)
 {
     [LabFact(needsNftables: true)]
     public async Task UdpFirst_NftablesDropsUdpToTheServer_FallsBackToTcp()
@@ -50,6 +50,72 @@ public sealed class TransportFallbackLabTests
         Assert.True(server.HandshakesAnswered >= 1);
     }
 
+    [LabFact(needsNftables: true)]
+    public async Task UdpFirst_NumberedMessagesAcrossANftablesDropAndItsRemoval_EachArrivesExactlyOnce()
+    {
+        using var lab = new NetworkLab();
+        var arrivals = new System.Collections.Concurrent.ConcurrentDictionary<int, int>();
+        var overTcp = 0;
+        await using var server = NetworkLab.InHost(lab.HostB, () =>
+        {
+            var server = new MessageTransportServer(new MessageTransportServerOptions { EndPoint = new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), 0) },
+                async (peer, message) =>
+                {
+                    arrivals.AddOrUpdate(System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(System.Buffers.BuffersExtensions.ToArray(message)), 1, (_, n) => n + 1);
+                    if (peer.Transport == TransportKind.Tcp)
+                    {
+                        Interlocked.Increment(ref overTcp);
+                    }
+
+                    await peer.SendAsync(System.Buffers.BuffersExtensions.ToArray(message)).ConfigureAwait(false);
+                });
+            server.Start();
+            return server;
+        });
+        var port = server.LocalEndPoint!.Port;
+        NetworkLab.Exec(lab.HostB, "nft", "add table inet salvo");
+        NetworkLab.Exec(lab.HostB, "nft", "add chain inet salvo input { type filter hook input priority 0 ; policy accept ; }");
+
+        using var client = StartClient(lab, port, "--watch", "20", "--interval-ms", "20");
+        JsonElement report;
+        TimeSpan blockedAt, onTcpAt;
+        try
+        {
+            var clock = Stopwatch.StartNew();
+            await WaitUntilAsync(() => arrivals.Count >= 40, clock, "40 messages over UDP");
+            NetworkLab.Exec(lab.HostB, "nft", $"add rule inet salvo input udp dport {port} counter drop");
+            blockedAt = clock.Elapsed;
+            await WaitUntilAsync(() => Volatile.Read(ref overTcp) > 0, clock, "a message over TCP");
+            onTcpAt = clock.Elapsed;
+            NetworkLab.Exec(lab.HostB, "nft", "flush chain inet salvo input");
+            report = Finish(client);
+        }
+        finally
+        {
+            if (!client.HasExited)
+            {
+                client.Kill(entireProcessTree: true);
+            }
+        }
+
+        output.WriteLine($"drop added at {blockedAt.TotalSeconds:F2} s, first message over TCP at {onTcpAt.TotalSeconds:F2} s (test clock); the client saw:");
+        foreach (var change in report.GetProperty("switches").EnumerateArray())
+        {
+            output.WriteLine($"  {change.GetProperty("atSeconds").GetDouble():F2} s (client clock): {change.GetProperty("transport").GetString()}: {change.GetProperty("reason").GetString()}");
+        }
+
+        output.WriteLine($"sent {report.GetProperty("sent").GetInt32()}, echoed {report.GetProperty("echoed").GetInt32()}, resent {report.GetProperty("resent").GetInt32()}, echoed twice {report.GetProperty("duplicateEchoes").GetInt32()}");
+        var switches = report.GetProperty("switches").EnumerateArray().Select(s => s.GetProperty("transport").GetString()).ToList();
+        Assert.Equal(["Tcp", "Udp"], switches);
+        Assert.Equal("Udp", report.GetProperty("transport").GetString());
+        var sent = report.GetProperty("sent").GetInt32();
+        Assert.Equal(sent, report.GetProperty("echoed").GetInt32());
+        Assert.Equal(0, report.GetProperty("duplicateEchoes").GetInt32());
+        Assert.Equal(Enumerable.Range(0, sent), arrivals.Keys.Order());
+        Assert.All(arrivals, pair => Assert.True(pair.Value == 1, $"message {pair.Key} arrived {pair.Value} times"));
+        Assert.True(onTcpAt - blockedAt < TimeSpan.FromSeconds(10), $"TCP only {(onTcpAt - blockedAt).TotalSeconds:F1} s after the drop");
+    }
+
     private static MessageTransportServer StartServer(NetworkLab lab) => NetworkLab.InHost(lab.HostB, () =>
     {
         var server = new MessageTransportServer(new MessageTransportServerOptions { EndPoint = new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), 0) },
@@ -58,24 +124,49 @@ public sealed class TransportFallbackLabTests
         return server;
     });
 
-    private static JsonElement ConnectFromA(NetworkLab lab, int port, int handshakeMilliseconds)
+    private static async Task WaitUntilAsync(Func<bool> condition, Stopwatch clock, string what)
+    {
+        var deadline = clock.Elapsed + TimeSpan.FromSeconds(30);
+        while (!condition())
+        {
+            Assert.True(clock.Elapsed < deadline, $"waited 30 s for {what}");
+            await Task.Delay(20);
+        }
+    }
+
+    /// <summary>Starts <c>salvo transport --json</c> in host A (every socket it opens lives there) against B's port.</summary>
+    private static Process StartClient(NetworkLab lab, int port, params string[] options)
     {
         var start = new ProcessStartInfo("ip") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (var arg in new[]
         {
             "netns", "exec", lab.HostA, Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet",
-            Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"), "transport", $"{NetworkLab.AddressB}:{port}",
-            "--json", "--handshake-ms", handshakeMilliseconds.ToString(System.Globalization.CultureInfo.InvariantCulture), "-n", "5",
-        })
+            Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"), "transport", $"{NetworkLab.AddressB}:{port}", "--json",
+        }.Concat(options))
         {
             start.ArgumentList.Add(arg);
         }
 
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("could not start salvo in host A");
+        return Process.Start(start) ?? throw new InvalidOperationException("could not start salvo in host A");
+    }
+
+    private static JsonElement Finish(Process process)
+    {
         var error = process.StandardError.ReadToEndAsync();
-        var output = process.StandardOutput.ReadToEnd();
-        Assert.True(process.WaitForExit(60_000), "salvo transport did not finish");
-        Assert.True(process.ExitCode == 0, $"exit {process.ExitCode}: {output} {error.Result}");
-        return JsonDocument.Parse(output).RootElement.Clone();
+        var output = process.StandardOutput.ReadToEndAsync();
+        if (!process.WaitForExit(90_000))
+        {
+            process.Kill(entireProcessTree: true);
+            Assert.Fail("salvo transport did not finish in 90 s");
+        }
+
+        Assert.True(process.ExitCode == 0, $"exit {process.ExitCode}: {output.Result} {error.Result}");
+        return JsonDocument.Parse(output.Result).RootElement.Clone();
+    }
+
+    private static JsonElement ConnectFromA(NetworkLab lab, int port, int handshakeMilliseconds)
+    {
+        using var process = StartClient(lab, port, "--handshake-ms", handshakeMilliseconds.ToString(System.Globalization.CultureInfo.InvariantCulture), "-n", "5");
+        return Finish(process);
     }
 }

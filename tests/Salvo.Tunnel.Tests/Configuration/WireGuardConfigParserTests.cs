@@ -1,4 +1,5 @@
 using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Paths;
 
 namespace Salvo.Tunnel.Tests.Configuration;
 
@@ -47,6 +48,60 @@ public sealed class WireGuardConfigParserTests
         Assert.Equal(TimeSpan.FromSeconds(25), peer.PersistentKeepalive);
         Assert.Equal("[fd00::9]:1234", config.Peers[1].Endpoint!.ToString());
         Assert.Null(config.Peers[1].PersistentKeepalive);
+    }
+
+    [Theory]
+    [InlineData("auto", TcpFallbackMode.Auto)]
+    [InlineData("off", TcpFallbackMode.Off)]
+    [InlineData("Only", TcpFallbackMode.Only)]
+    public void Parse_TcpFallback_ReadsTheMode(string value, TcpFallbackMode expected)
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n[Peer]\nPublicKey = {s_peer}\nTcpFallback = {value}\n");
+        Assert.Equal(expected, config.Peers[0].TcpFallback);
+    }
+
+    [Fact]
+    public void Parse_TcpFallbackTimers_SetTheDetectionTimes()
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nTcpFallbackProbeAfterMs = 500\nTcpFallbackProbeTimeoutMs = 1500\n");
+        Assert.Equal(TimeSpan.FromMilliseconds(500), config.TcpFallback.ProbeAfter);
+        Assert.Equal(TimeSpan.FromMilliseconds(1500), config.TcpFallback.ProbeTimeout);
+        Assert.Equal(new TcpFallbackOptions().UdpReprobeFirstDelay, config.TcpFallback.UdpReprobeFirstDelay);
+    }
+
+    [Fact]
+    public void Parse_NoTcpFallbackTimers_KeepsTheDefaults()
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n");
+        Assert.Equal(TimeSpan.FromSeconds(1), config.TcpFallback.ProbeAfter);
+        Assert.Equal(TimeSpan.FromSeconds(1), config.TcpFallback.ProbeTimeout);
+    }
+
+    [Fact]
+    public void Parse_TcpFallbackTimerOutOfRange_NamesLineAndKey()
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() =>
+            WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nTcpFallbackProbeTimeoutMs = 20\n"));
+        Assert.Equal(3, error.Line);
+        Assert.Equal("TcpFallbackProbeTimeoutMs", error.Key);
+        Assert.Contains("from 100 to 60000", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Parse_NoTcpFallback_IsAuto()
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n[Peer]\nPublicKey = {s_peer}\n");
+        Assert.Equal(TcpFallbackMode.Auto, config.Peers[0].TcpFallback);
+    }
+
+    [Fact]
+    public void Parse_TcpFallbackUnknownValue_NamesLineKeyAndTheChoices()
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() =>
+            WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n[Peer]\nPublicKey = {s_peer}\nTcpFallback = sometimes\n"));
+        Assert.Equal(5, error.Line);
+        Assert.Equal("TcpFallback", error.Key);
+        Assert.Contains("must be auto, off or only, not 'sometimes'", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

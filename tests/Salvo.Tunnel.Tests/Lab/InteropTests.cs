@@ -64,7 +64,7 @@ public sealed class InteropTests
         Assert.Empty(refused);
     }
 
-    private static void AssertNoLoss((int ExitCode, string Output) ping)
+    internal static void AssertNoLoss((int ExitCode, string Output) ping)
     {
         Assert.True(ping.ExitCode == 0, ping.Output);
         Assert.Contains(" 0% packet loss", ping.Output, StringComparison.Ordinal);

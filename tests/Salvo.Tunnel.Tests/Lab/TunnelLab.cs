@@ -19,7 +19,7 @@ internal sealed class TunnelLab : IDisposable
     public const string TunnelAddressA = "198.19.0.1";
     public const string TunnelAddressB = "198.19.0.2";
     private const int PortA = 51821;
-    private const int PortB = 51820;
+    public const int PortB = 51820;
     private const string InterfaceName = "tun0";
 
     private readonly NetworkLab _lab;
@@ -80,9 +80,9 @@ internal sealed class TunnelLab : IDisposable
 
     /// <summary>
     /// One iperf3 TCP test of <paramref name="seconds"/> from A to B (or B to A when <paramref name="reverse"/>):
-    /// server in B, client in A. Returns the bytes of each one-second interval as the receiver counted them.
+    /// server in B, client in A. Returns the bytes of each interval (<paramref name="intervalSeconds"/> long) as the client counted them.
     /// </summary>
-    public IReadOnlyList<long> Iperf(int seconds, bool reverse)
+    public IReadOnlyList<long> Iperf(int seconds, bool reverse, double intervalSeconds = 1)
     {
         var server = new ProcessStartInfo("ip") { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var argument in new[] { "netns", "exec", HostB, ExternalTool.Find("iperf3")!, "-s", "-1", "-B", TunnelAddressB, "-p", "5201" })
@@ -96,7 +96,7 @@ internal sealed class TunnelLab : IDisposable
             // The server needs a moment to listen: a refused connection is retried, 20 times 0.25 s at most.
             for (var attempt = 0; ; attempt++)
             {
-                string[] client = ["netns", "exec", HostA, ExternalTool.Find("iperf3")!, "-c", TunnelAddressB, "-p", "5201", "-t", $"{seconds}", "-J", .. reverse ? ["-R"] : Array.Empty<string>()];
+                string[] client = ["netns", "exec", HostA, ExternalTool.Find("iperf3")!, "-c", TunnelAddressB, "-p", "5201", "-t", $"{seconds}", "-i", intervalSeconds.ToString(CultureInfo.InvariantCulture), "-J", .. reverse ? ["-R"] : Array.Empty<string>()];
                 var (exitCode, output, _) = ExternalTool.RunAllowingFailure("ip", client, timeoutMilliseconds: (seconds + 20) * 1_000);
                 // With -J, iperf3 3.12 reports a refused connection in the JSON and may still exit 0.
                 if (output.Contains("unable to connect", StringComparison.Ordinal) && attempt < 20)

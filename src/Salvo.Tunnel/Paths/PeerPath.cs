@@ -1,0 +1,59 @@
+using Salvo.Streams;
+
+namespace Salvo.Tunnel.Paths;
+
+/// <summary>
+/// One peer's path state: which path its messages go over, what each path last did, and the probe and redial
+/// schedules. Timestamps are on the engine's monotonic clock, 0 when unset. Read and written under the engine's lock.
+/// </summary>
+internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint)
+{
+    public TcpFallbackMode Mode { get; } = mode;
+
+    public TunnelPath Current { get; set; }
+
+    /// <summary>The peer's UDP address: the configured endpoint, then the source of its last authenticated datagram.</summary>
+    public DatagramAddress UdpEndpoint { get; set; } = udpEndpoint;
+
+    /// <summary>The TCP connection in use or last seen from the peer; none when there is none.</summary>
+    public DatagramAddress TcpAddress { get; set; }
+
+    /// <summary>
+    /// The connection this end opened to the peer, whichever one <see cref="TcpAddress"/> names (when both ends dial
+    /// at once, each answers on the one the other sends on). While it is open this end probes UDP, and it closes it.
+    /// </summary>
+    public DatagramAddress DialedAddress { get; set; }
+
+    public long LastUdpReceive { get; set; }
+
+    /// <summary>When data first went out over UDP after the last authenticated packet came back; 0 while answered.</summary>
+    public long SilentSince { get; set; }
+
+    /// <summary>When the handshake checking this silence went out; 0 before it.</summary>
+    public long ProbeSent { get; set; }
+
+    /// <summary>When the last such handshake went out, answered or not.</summary>
+    public long LastProbe { get; set; }
+
+    public bool DialPending { get; set; }
+
+    /// <summary>Why the pending dial was asked for, for the log line of the switch it leads to.</summary>
+    public string? DialReason { get; set; }
+
+    public long NextDialAllowed { get; set; }
+
+    public UdpProbeSchedule? DialSchedule { get; set; }
+
+    public UdpProbeSchedule? ProbeSchedule { get; set; }
+
+    public long NextUdpProbe { get; set; }
+
+    /// <summary>Just moved to TCP with no session, or with packets waiting for one: send a handshake over TCP at the next tick.</summary>
+    public bool HandshakeOverTcp { get; set; }
+
+    public int UdpProbes { get; set; }
+
+    public DateTimeOffset? Changed { get; set; }
+
+    public string? Reason { get; set; }
+}

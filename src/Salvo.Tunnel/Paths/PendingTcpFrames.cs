@@ -1,0 +1,63 @@
+using Salvo.Streams;
+
+namespace Salvo.Tunnel.Paths;
+
+/// <summary>
+/// The messages one device loop has for TCP connections since its last flush, in one buffer: the engine fills each
+/// in place, as it fills a UDP send batch, and <see cref="Flush"/> hands each connection's run of them over in one
+/// <see cref="StreamConnection.TrySendBatch"/>.
+/// </summary>
+internal sealed class PendingTcpFrames(int capacity, int maxMessage)
+{
+    private readonly byte[] _buffer = GC.AllocateUninitializedArray<byte>(capacity * maxMessage);
+    private readonly (DatagramAddress Path, int Offset, int Length)[] _frames = new (DatagramAddress, int, int)[capacity];
+    private readonly ReadOnlyMemory<byte>[] _run = new ReadOnlyMemory<byte>[capacity];
+    private int _count;
+    private int _used;
+
+    public int Count => _count;
+
+    /// <summary>Reserves <paramref name="length"/> bytes for the connection named <paramref name="path"/>; false when full (flush first).</summary>
+    public bool TryAdd(int length, DatagramAddress path, out Span<byte> message)
+    {
+        if (_count == _frames.Length || _used + length > _buffer.Length)
+        {
+            message = default;
+            return false;
+        }
+
+        _frames[_count++] = (path, _used, length);
+        message = _buffer.AsSpan(_used, length);
+        _used += length;
+        return true;
+    }
+
+    /// <summary>Sends what is pending; returns the messages dropped (connection gone, or its send queue full).</summary>
+    public int Flush(TcpPaths paths)
+    {
+        var dropped = 0;
+        var start = 0;
+        while (start < _count)
+        {
+            var path = _frames[start].Path;
+            var end = start;
+            while (end < _count && _frames[end].Path == path)
+            {
+                _run[end - start] = _buffer.AsMemory(_frames[end].Offset, _frames[end].Length);
+                end++;
+            }
+
+            if (!paths.TrySend(path, _run.AsSpan(0, end - start)))
+            {
+                dropped += end - start;
+            }
+
+            start = end;
+        }
+
+        _run.AsSpan(0, _count).Clear();
+        _count = 0;
+        _used = 0;
+        return dropped;
+    }
+}

@@ -1,0 +1,68 @@
+namespace Salvo.Tunnel.Paths;
+
+/// <summary>
+/// The timers of the TCP fallback. With the defaults, UDP that stops getting through is left after about
+/// <see cref="ProbeAfter"/> + <see cref="ProbeTimeout"/> = 2 s without an answer, inside the 3 s a TCP connection
+/// inside the tunnel waits before its fourth retransmission (RTO 200 ms doubling: 0.2 + 0.4 + 0.8 + 1.6 s), so
+/// the inner connection stalls about 3 s, not 6.
+/// </summary>
+public sealed class TcpFallbackOptions
+{
+    /// <summary>
+    /// How long data may go out over UDP with no authenticated packet back before a handshake is sent to check that
+    /// the peer still hears us (a keepalive needs no answer, a handshake does). Defaults to 1 second.
+    /// </summary>
+    public TimeSpan ProbeAfter { get; init; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>How long that handshake may go unanswered before traffic moves to TCP. Defaults to 1 second.</summary>
+    public TimeSpan ProbeTimeout { get; init; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>While on TCP, the wait before the first UDP probe; it doubles after each unanswered one. Defaults to 5 seconds.</summary>
+    public TimeSpan UdpReprobeFirstDelay { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>The longest wait between UDP probes. Defaults to 60 seconds.</summary>
+    public TimeSpan UdpReprobeMaxDelay { get; init; } = TimeSpan.FromSeconds(60);
+
+    /// <summary>
+    /// The share by which each probe delay is spread at random (0.2 = ± 20 %), so that tunnels cut off by one outage
+    /// do not probe in step. Also spreads the retries of a TCP connection that could not be opened. Defaults to 0.2.
+    /// </summary>
+    public double Jitter { get; init; } = 0.2;
+
+    /// <summary>
+    /// How long the TCP connection stays open after traffic has moved back to UDP, so that what is queued or in flight
+    /// on it still arrives (the replay window takes messages from both paths). Defaults to 5 seconds.
+    /// </summary>
+    public TimeSpan SwitchGracePeriod { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
+    public void Validate()
+    {
+        CheckPositive(ProbeAfter, nameof(ProbeAfter));
+        CheckPositive(ProbeTimeout, nameof(ProbeTimeout));
+        CheckPositive(UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay));
+        CheckPositive(UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay));
+        if (UdpReprobeMaxDelay < UdpReprobeFirstDelay)
+        {
+            throw new ArgumentOutOfRangeException(nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");
+        }
+
+        if (double.IsNaN(Jitter) || Jitter is < 0 or > 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(Jitter), Jitter, "Jitter must be 0 to 1.");
+        }
+
+        if (SwitchGracePeriod < TimeSpan.Zero || SwitchGracePeriod == Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(SwitchGracePeriod), SwitchGracePeriod, "SwitchGracePeriod must be zero or more and finite.");
+        }
+    }
+
+    private static void CheckPositive(TimeSpan value, string name)
+    {
+        if (value <= TimeSpan.Zero || value == Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"{name} must be positive and finite.");
+        }
+    }
+}

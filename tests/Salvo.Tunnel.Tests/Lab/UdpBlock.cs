@@ -1,0 +1,57 @@
+namespace Salvo.Tunnel.Tests.Lab;
+
+/// <summary>
+/// An nftables table in one lab host that can drop UDP to and from one port, both ways, while traffic flows. The
+/// table goes with <see cref="Dispose"/> (and with the namespace, should the process die first).
+/// </summary>
+internal sealed class UdpBlock : IDisposable
+{
+    private const string Table = "salvotest";
+    private readonly string _host;
+    private readonly int _port;
+
+    public UdpBlock(string host, int port)
+    {
+        (_host, _port) = (host, port);
+        Nft($"add table inet {Table}");
+        try
+        {
+            Nft($"add chain inet {Table} input {{ type filter hook input priority 0 ; policy accept ; }}");
+            Nft($"add chain inet {Table} output {{ type filter hook output priority 0 ; policy accept ; }}");
+        }
+        catch
+        {
+            Dispose();
+            throw;
+        }
+    }
+
+    public static bool Available => Salvo.Tests.Lab.NetworkLab.HasNftables;
+
+    /// <summary>Drops UDP to the port on the way in and from it on the way out.</summary>
+    public void Block()
+    {
+        Nft($"add rule inet {Table} input udp dport {_port} counter drop");
+        Nft($"add rule inet {Table} output udp sport {_port} counter drop");
+    }
+
+    public void Unblock()
+    {
+        Nft($"flush chain inet {Table} input");
+        Nft($"flush chain inet {Table} output");
+    }
+
+    public void Dispose()
+    {
+        try
+        {
+            Nft($"delete table inet {Table}");
+        }
+        catch (InvalidOperationException)
+        {
+            // Already gone, or never made: nothing to clean up.
+        }
+    }
+
+    private void Nft(string arguments) => Salvo.Tests.Lab.NetworkLab.Exec(_host, "nft", arguments);
+}
