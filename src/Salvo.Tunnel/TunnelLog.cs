@@ -16,4 +16,7 @@ internal static partial class TunnelLog
 
     [LoggerMessage(4, LogLevel.Warning, "Handshakes exceed {Budget} per second: under load, handshakes must now carry a cookie (MAC2)")]
     public static partial void UnderLoad(ILogger logger, int budget);
+
+    [LoggerMessage(5, LogLevel.Information, "TUN {Name} offloads: {Offloads}")]
+    public static partial void TunOffloads(ILogger logger, string name, string offloads);
 }

@@ -87,7 +87,7 @@ internal sealed class LinuxPlatform : Platform
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) => LinuxGatheredSend.TrySend(socket, queue);
 
-    public override TunDevice OpenTunDevice(string name) => LinuxTunDevice.Open(name);
+    public override TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None) => LinuxTunDevice.Open(name, offloads);
 
     private static void SetInt(Socket socket, int level, int name, int value)
     {
