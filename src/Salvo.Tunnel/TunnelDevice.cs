@@ -24,6 +24,8 @@ public sealed class TunnelDevice : IDisposable
     /// </summary>
     private const int ReceiveBuffers = 32;
 
+    private const int SocketBufferSize = 4 << 20;
+
     /// <summary>The largest datagram: an MTU-sized packet padded, with the 32 bytes of header and tag.</summary>
     private readonly int _maxDatagram;
     private readonly ITunDevice _tun;
@@ -100,15 +102,27 @@ public sealed class TunnelDevice : IDisposable
         {
             try
             {
-                return DatagramSocket.Bind(new IPEndPoint(IPAddress.IPv6Any, port));
+                return Bind(new IPEndPoint(IPAddress.IPv6Any, port));
             }
             catch (SocketException e) when (e.SocketErrorCode is SocketError.AddressFamilyNotSupported or SocketError.AddressNotAvailable)
             {
             }
         }
 
-        return DatagramSocket.Bind(new IPEndPoint(IPAddress.Any, port));
+        return Bind(new IPEndPoint(IPAddress.Any, port));
     }
+
+    /// <summary>
+    /// Socket buffers of 4 MiB each way (the kernel caps them at net.core.rmem_max / wmem_max): a burst of GSO sends
+    /// from the peer is 64 KiB a message, and the 208 KiB default overflows while the receive thread waits for a core
+    /// (wireguard-go asks for 7 MiB, conn/controlfns_linux.go).
+    /// </summary>
+    private static DatagramSocket Bind(IPEndPoint endpoint) => new(new DatagramSocketOptions
+    {
+        LocalEndPoint = endpoint,
+        ReceiveBufferSize = SocketBufferSize,
+        SendBufferSize = SocketBufferSize,
+    });
 
     private void RunOutbound()
     {

@@ -23,7 +23,7 @@ internal sealed record TunnelBenchReport(
 /// <param name="PingSamples">Each round's ping figure.</param>
 /// <param name="TcpCpuSecondsPerGigabit">CPU seconds (user + system) both tunnel processes spent per gigabit of the TCP run; null for the veth.</param>
 /// <param name="TcpSyscallsPerPacket">System calls of both tunnel processes per MSS-sized TCP packet carried; null for the veth or without perf.</param>
-/// <param name="UdpSustainedMbps">The highest UDP rate (1,300 B) tried, from the unlimited rate down in 20 % steps, that arrived with under 1 % loss; 0 when none did.</param>
+/// <param name="UdpSustainedMbps">The highest UDP rate (1,300 B) tried that arrived with under 1 % loss (from the unlimited run's delivered rate, 25 % up or 20 % down a step, five tries); 0 when none did.</param>
 /// <param name="UdpSustainedLossPercent">The loss at that rate.</param>
 internal sealed record TunnelBenchPath(
     string Path,

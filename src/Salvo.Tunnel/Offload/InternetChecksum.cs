@@ -1,46 +1,59 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 
 namespace Salvo.Tunnel.Offload;
 
 /// <summary>
 /// The Internet checksum (RFC 1071): the ones' complement of the ones' complement sum of 16-bit big-endian words.
-/// Sums are carried in a 64-bit accumulator and folded once at the end, so a 1,400-byte segment costs one pass of
-/// 8-byte loads (RFC 1071 section 2(B): the sum may be taken over wider words and folded, byte order aside).
+/// Sums are carried in 64-bit accumulators and folded once at the end, so a 1,400-byte segment costs one vector pass.
 /// </summary>
 internal static class InternetChecksum
 {
     /// <summary>Adds <paramref name="data"/> to <paramref name="sum"/>, as 16-bit big-endian words (an odd last byte is the high half of a word).</summary>
     public static ulong Add(ReadOnlySpan<byte> data, ulong sum)
     {
-        // Words are summed in the machine's order and swapped once at the end: the ones' complement sum commutes with
-        // byte swapping (RFC 1071 section 2(B)), and 8-byte loads cost one instruction per four words.
+        // 32-bit words are summed in the machine's order into 64-bit lanes, which cannot overflow below 2^32 words,
+        // and folded and swapped once at the end: the ones' complement sum commutes with byte swapping, and 2^16 is 1
+        // modulo 0xFFFF, so a 32-bit word counts as its two 16-bit halves (RFC 1071 sections 2(A) and 2(B)). With
+        // 256-bit vectors that is three instructions per 32 bytes; the scalar loop costs a branch per 8 bytes.
         ulong native = 0;
-        var longs = MemoryMarshal.Cast<byte, ulong>(data);
-        foreach (var word in longs)
+        var offset = 0;
+        if (Vector256.IsHardwareAccelerated && data.Length >= 64)
         {
-            native += word;
-            if (native < word)
+            var low = Vector256<ulong>.Zero;
+            var high = Vector256<ulong>.Zero;
+            ref var start = ref MemoryMarshal.GetReference(data);
+            for (; offset + 32 <= data.Length; offset += 32)
             {
-                native++;
+                var words = Vector256.LoadUnsafe(ref Unsafe.As<byte, uint>(ref Unsafe.Add(ref start, offset)));
+                var (lower, upper) = Vector256.Widen(words);
+                low += lower;
+                high += upper;
             }
+
+            native = Vector256.Sum(low) + Vector256.Sum(high);
         }
 
-        var rest = data[(longs.Length * 8)..];
-        ulong tail = 0;
+        var rest = data[offset..];
         var i = 0;
+        for (; i + 4 <= rest.Length; i += 4)
+        {
+            native += MemoryMarshal.Read<uint>(rest[i..]);
+        }
+
         for (; i + 1 < rest.Length; i += 2)
         {
-            tail += MemoryMarshal.Read<ushort>(rest[i..]);
+            native += MemoryMarshal.Read<ushort>(rest[i..]);
         }
 
         if (i < rest.Length)
         {
-            tail += BitConverter.IsLittleEndian ? rest[i] : (ulong)rest[i] << 8;
+            native += BitConverter.IsLittleEndian ? rest[i] : (ulong)rest[i] << 8;
         }
 
-        var folded = Fold32(native) + Fold32(tail);
-        var machineOrder = (ushort)Fold16(folded);
+        var machineOrder = (ushort)Fold16(native);
         return sum + (BitConverter.IsLittleEndian ? BinaryPrimitives.ReverseEndianness(machineOrder) : machineOrder);
     }
 
