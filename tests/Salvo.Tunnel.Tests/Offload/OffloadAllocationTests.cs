@@ -53,22 +53,7 @@ public sealed class OffloadAllocationTests
             coalescer.Flush(writer);
         }
 
-        for (var i = 0; i < WarmUp; i++)
-        {
-            RoundTrip();
-        }
-
-        var slices = new long[Slices];
-        for (var slice = 0; slice < Slices; slice++)
-        {
-            var before = GC.GetAllocatedBytesForCurrentThread();
-            for (var i = 0; i < Measured / Slices; i++)
-            {
-                RoundTrip();
-            }
-
-            slices[slice] = GC.GetAllocatedBytesForCurrentThread() - before;
-        }
+        var slices = AllocationSlices.Measure(RoundTrip, WarmUp, Measured, Slices);
 
         Assert.True(slices.All(bytes => bytes == 0), $"bytes allocated per slice of {Measured / Slices} super-packets: {string.Join(", ", slices)}");
         const int roundTrips = WarmUp + Measured;
