@@ -20,6 +20,13 @@ public sealed class KernelTunDevice : ITunDevice
     /// <summary>Flows joined at once on the way in; a batch rarely carries more (one TCP or UDP stream is one flow).</summary>
     private const int CoalescedFlows = 8;
 
+    /// <summary>
+    /// The largest super-packet a TUN device hands over: GSO_LEGACY_MAX_SIZE, 65,536 bytes with its IP header (the
+    /// device's gso_max_size unless raised for BIG TCP). The read buffer holds one byte more, so a read that fills it
+    /// was cut short and is dropped rather than cut into wrong segments.
+    /// </summary>
+    private const int LargestSuperPacket = 65_536;
+
     private readonly TunDevice _device;
     private readonly byte[]? _readBuffer;
     private readonly TunCoalescer? _coalescer;
@@ -33,7 +40,7 @@ public sealed class KernelTunDevice : ITunDevice
         _device = device;
         if (device.VirtioHeaderSize > 0)
         {
-            _readBuffer = GC.AllocateUninitializedArray<byte>(device.VirtioHeaderSize + 65_535);
+            _readBuffer = GC.AllocateUninitializedArray<byte>(device.VirtioHeaderSize + LargestSuperPacket + 1);
             _writer = new HeaderWriter(device);
             var offloads = device.Offloads;
             if ((offloads & (TunOffloads.Tcp | TunOffloads.Udp)) != 0)
@@ -99,7 +106,7 @@ public sealed class KernelTunDevice : ITunDevice
             {
                 CutPending(batch);
             }
-            else if (!TryReadSuperPacket())
+            else if (!TryReadSuperPacket(_readBuffer))
             {
                 break;
             }
@@ -147,10 +154,10 @@ public sealed class KernelTunDevice : ITunDevice
     private bool HasPendingSegments => _nextSegment < _pending.Count;
 
     /// <summary>Reads one packet or super-packet behind its virtio_net_hdr and plans its cut; false when none is ready.</summary>
-    private bool TryReadSuperPacket()
+    private bool TryReadSuperPacket(byte[] buffer)
     {
         var headerSize = _device.VirtioHeaderSize;
-        var length = _device.TryRead(_readBuffer);
+        var length = _device.TryRead(buffer);
         if (length == 0)
         {
             return false;
@@ -158,7 +165,7 @@ public sealed class KernelTunDevice : ITunDevice
 
         _nextSegment = 0;
         _pendingLength = Math.Max(0, length - headerSize);
-        if (length <= headerSize || !TunSegmentation.TryPlan(VirtioNetHeader.Read(_readBuffer), _readBuffer.AsSpan(headerSize, _pendingLength), out _pending))
+        if (length <= headerSize || length == buffer.Length || !TunSegmentation.TryPlan(VirtioNetHeader.Read(buffer), buffer.AsSpan(headerSize, _pendingLength), out _pending))
         {
             _pending = default;
             MalformedReads++;
