@@ -60,4 +60,8 @@ internal abstract class Platform
     /// <exception cref="ArgumentException">The name is too long for an interface name.</exception>
     /// <exception cref="IOException">The kernel refused the device or the name.</exception>
     public abstract TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None);
+
+    /// <summary>A ChaCha20-Poly1305 key held by the platform's crypto library, or null where the platform has none to offer.</summary>
+    /// <exception cref="ArgumentException">The key is not 32 bytes.</exception>
+    public abstract AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key);
 }

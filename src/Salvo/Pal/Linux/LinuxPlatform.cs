@@ -89,6 +89,8 @@ internal sealed class LinuxPlatform : Platform
 
     public override TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None) => LinuxTunDevice.Open(name, offloads);
 
+    public override AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key) => OpenSslChaCha20Poly1305Key.TryCreate(key);
+
     private static void SetInt(Socket socket, int level, int name, int value)
     {
         var errno = LinuxSocketOption.TrySet(socket.SafeHandle, level, name, value);

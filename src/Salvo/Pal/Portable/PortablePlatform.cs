@@ -44,4 +44,6 @@ internal sealed class PortablePlatform : Platform
 
     public override TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None) =>
         throw new PlatformNotSupportedException($"TUN interface '{name}': a TUN device needs Linux's /dev/net/tun, which this platform does not have.");
+
+    public override AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key) => null;
 }
