@@ -6,12 +6,21 @@ public interface ITunDevice : IDisposable
     /// <summary>The interface name the kernel gave (for example <c>salvo0</c>).</summary>
     string Name { get; }
 
+    /// <summary>The offloads the device works with, in words, for the log. Defaults to none: one packet per read and write.</summary>
+    string Offloads => "none (one packet per read and write)";
+
     /// <summary>
     /// Waits up to <paramref name="timeout"/> for packets, then reads as many as are ready into
     /// <paramref name="batch"/> (cleared first). Returns the count; 0 on timeout.
     /// </summary>
     int ReadBatch(PacketBatch batch, TimeSpan timeout);
 
-    /// <summary>Writes one IP packet to the interface; false when the kernel refused it (counted by the caller).</summary>
+    /// <summary>
+    /// Writes one IP packet to the interface, or holds it to be joined with the next ones of its flow until
+    /// <see cref="Flush"/>; false when the kernel refused it (counted by the caller).
+    /// </summary>
     bool Write(ReadOnlySpan<byte> packet);
+
+    /// <summary>Writes what <see cref="Write"/> held; returns how many packets the kernel refused. Nothing to do for a device that writes at once.</summary>
+    int Flush() => 0;
 }

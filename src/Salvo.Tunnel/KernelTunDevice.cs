@@ -1,56 +1,241 @@
 using System.Runtime.Versioning;
 using Salvo.Internal;
 using Salvo.Pal;
+using Salvo.Tunnel.Offload;
 
 namespace Salvo.Tunnel;
 
 /// <summary>
 /// The operating system's TUN interface, opened through Salvo's platform layer (<c>/dev/net/tun</c> on Linux): a read
-/// waits once for the first packet, then takes every packet already queued, up to the batch's capacity, straight into
+/// waits once for the first packet, then takes every packet already queued, up to the batch's capacity. With offloads
+/// (the default, where the kernel takes them) a read may be a TCP or UDP super-packet of up to 64 KiB, which is cut
+/// into MTU-sized packets here (<see cref="TunSegmentation"/>), and written packets of one flow are joined again
+/// before they go to the kernel (<see cref="TunCoalescer"/>, written out by <see cref="Flush"/>), so one system call
+/// carries dozens of packets both ways. Without offloads each read and write is one packet, straight into and out of
 /// the batch's buffers. Nothing is allocated per packet.
 /// </summary>
 [SupportedOSPlatform("linux")]
 public sealed class KernelTunDevice : ITunDevice
 {
-    private readonly TunDevice _device;
+    /// <summary>Flows joined at once on the way in; a batch rarely carries more (one TCP or UDP stream is one flow).</summary>
+    private const int CoalescedFlows = 8;
 
-    private KernelTunDevice(TunDevice device) => _device = device;
+    /// <summary>
+    /// The largest super-packet a TUN device hands over: GSO_LEGACY_MAX_SIZE, 65,536 bytes with its IP header (the
+    /// device's gso_max_size unless raised for BIG TCP). The read buffer holds one byte more, so a read that fills it
+    /// was cut short and is dropped rather than cut into wrong segments.
+    /// </summary>
+    private const int LargestSuperPacket = 65_536;
+
+    private readonly TunDevice _device;
+    private readonly byte[]? _readBuffer;
+    private readonly TunCoalescer? _coalescer;
+    private readonly HeaderWriter? _writer;
+
+    // Writes come from the inbound loop and from the TCP fallback's connections at once; the coalescer and its header
+    // writer hold one super-packet in the making, so they take turns (uncontended while only one path carries data).
+    private readonly Lock _writeGate = new();
+    private SegmentLayout _pending;
+    private int _pendingLength;
+    private int _nextSegment;
+
+    private KernelTunDevice(TunDevice device)
+    {
+        _device = device;
+        if (device.VirtioHeaderSize > 0)
+        {
+            _readBuffer = GC.AllocateUninitializedArray<byte>(device.VirtioHeaderSize + LargestSuperPacket + 1);
+            _writer = new HeaderWriter(device);
+            var offloads = device.Offloads;
+            if ((offloads & (TunOffloads.Tcp | TunOffloads.Udp)) != 0)
+            {
+                _coalescer = new TunCoalescer(CoalescedFlows, (offloads & TunOffloads.Tcp) != 0, (offloads & TunOffloads.Udp) != 0);
+            }
+        }
+    }
 
     /// <inheritdoc />
     public string Name => _device.Name;
 
-    /// <summary>Creates (or attaches to) the TUN interface <paramref name="name"/>; an empty name lets the kernel pick tunN.</summary>
+    /// <summary>What the kernel took, in words: "TSO4/6, USO4/6, checksum" or "none (one packet per read and write)".</summary>
+    public string Offloads => Describe(_device.Offloads);
+
+    /// <summary>Super-packets read and cut into packets.</summary>
+    internal long SuperPacketsRead { get; private set; }
+
+    /// <summary>Reads dropped because their virtio_net_hdr did not describe the packet behind it.</summary>
+    internal long MalformedReads { get; private set; }
+
+    /// <summary>Super-packets written with more than one packet inside.</summary>
+    internal long SuperPacketsWritten => _coalescer?.Coalesced ?? 0;
+
+    /// <summary>Creates (or attaches to) the TUN interface <paramref name="name"/>, with offloads where the kernel takes them.</summary>
     /// <exception cref="ArgumentException">The name is longer than 15 characters.</exception>
     /// <exception cref="IOException">The device cannot be opened (no /dev/net/tun) or the kernel refuses it (not root, a name in use).</exception>
-    public static KernelTunDevice Open(string name) => new(Platform.Current.OpenTunDevice(name));
+    public static KernelTunDevice Open(string name) => Open(name, offloads: true);
+
+    /// <summary>
+    /// Creates (or attaches to) the TUN interface <paramref name="name"/>; an empty name lets the kernel pick tunN.
+    /// With <paramref name="offloads"/>, TSO, USO and checksum offload are asked for, and whatever the kernel takes is
+    /// used (see <see cref="Offloads"/>); without, every read and write is one packet.
+    /// </summary>
+    /// <exception cref="ArgumentException">The name is longer than 15 characters.</exception>
+    /// <exception cref="IOException">The device cannot be opened (no /dev/net/tun) or the kernel refuses it (not root, a name in use).</exception>
+    public static KernelTunDevice Open(string name, bool offloads) =>
+        new(Platform.Current.OpenTunDevice(name, offloads ? TunOffloads.Checksum | TunOffloads.Tcp | TunOffloads.Udp : TunOffloads.None));
 
     /// <inheritdoc />
     public int ReadBatch(PacketBatch batch, TimeSpan timeout)
     {
         ArgumentNullException.ThrowIfNull(batch);
         batch.Clear();
-        if (!_device.WaitForPacket(PollTimeout.ToMilliseconds(timeout)))
+        if (!HasPendingSegments && !_device.WaitForPacket(PollTimeout.ToMilliseconds(timeout)))
         {
             return 0;
         }
 
         while (!batch.IsFull)
         {
-            var length = _device.TryRead(batch.NextBuffer);
-            if (length == 0)
+            if (_readBuffer is null)
+            {
+                var length = _device.TryRead(batch.NextBuffer);
+                if (length == 0)
+                {
+                    break;
+                }
+
+                batch.Commit(length);
+            }
+            else if (HasPendingSegments)
+            {
+                CutPending(batch);
+            }
+            else if (!TryReadSuperPacket(_readBuffer))
             {
                 break;
             }
-
-            batch.Commit(length);
         }
 
         return batch.Count;
     }
 
     /// <inheritdoc />
-    public bool Write(ReadOnlySpan<byte> packet) => _device.Write(packet);
+    public bool Write(ReadOnlySpan<byte> packet)
+    {
+        if (_coalescer is not null)
+        {
+            lock (_writeGate)
+            {
+                _coalescer.Add(packet, _writer!);
+            }
+
+            return true;
+        }
+
+        return _device.Write(_writer is null ? [] : HeaderWriter.NoOffload, packet);
+    }
+
+    /// <summary>Writes the super-packets joined since the last flush; returns how many packets the kernel refused.</summary>
+    public int Flush()
+    {
+        if (_coalescer is null)
+        {
+            return 0;
+        }
+
+        lock (_writeGate)
+        {
+            _coalescer.Flush(_writer!);
+            return _writer!.TakeFailures();
+        }
+    }
 
     /// <inheritdoc />
     public void Dispose() => _device.Dispose();
+
+    private static string Describe(TunOffloads offloads) => offloads == TunOffloads.None
+        ? "none (one packet per read and write)"
+        : string.Join(", ", new[]
+        {
+            (offloads & TunOffloads.Tcp) != 0 ? "TSO4/6" : null,
+            (offloads & TunOffloads.Udp) != 0 ? "USO4/6" : null,
+            (offloads & TunOffloads.Checksum) != 0 ? "checksum" : null,
+        }.Where(part => part is not null));
+
+    private bool HasPendingSegments => _nextSegment < _pending.Count;
+
+    /// <summary>Reads one packet or super-packet behind its virtio_net_hdr and plans its cut; false when none is ready.</summary>
+    private bool TryReadSuperPacket(byte[] buffer)
+    {
+        var headerSize = _device.VirtioHeaderSize;
+        var length = _device.TryRead(buffer);
+        if (length == 0)
+        {
+            return false;
+        }
+
+        _nextSegment = 0;
+        _pendingLength = Math.Max(0, length - headerSize);
+        if (length <= headerSize || length == buffer.Length || !TunSegmentation.TryPlan(VirtioNetHeader.Read(buffer), buffer.AsSpan(headerSize, _pendingLength), out _pending))
+        {
+            _pending = default;
+            MalformedReads++;
+        }
+        else if (_pending.Count > 1)
+        {
+            SuperPacketsRead++;
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Cuts what is left of the last super-packet into the batch's free slots; the rest waits for the next batch, so a
+    /// read is never lost to a full batch.
+    /// </summary>
+    private void CutPending(PacketBatch batch)
+    {
+        var packet = _readBuffer.AsSpan(_device.VirtioHeaderSize, _pendingLength);
+        while (HasPendingSegments && !batch.IsFull)
+        {
+            var length = TunSegmentation.WriteSegment(_pending, packet, _nextSegment, batch.NextBuffer);
+            if (length == 0)
+            {
+                // Segments are as long as the interface MTU allows and every slot holds an MTU-sized packet; a longer
+                // one means the MTU was raised under the tunnel: the rest of this read cannot be carried.
+                MalformedReads++;
+                _nextSegment = _pending.Count;
+                return;
+            }
+
+            batch.Commit(length);
+            _nextSegment++;
+        }
+    }
+
+    /// <summary>Writes through the device with each packet's virtio_net_hdr, counting what the kernel refuses until the next flush.</summary>
+    private sealed class HeaderWriter(TunDevice device) : ITunPacketWriter
+    {
+        /// <summary>The all-zero header of a plain packet whose checksums are complete.</summary>
+        public static ReadOnlySpan<byte> NoOffload => [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+        private int _failures;
+
+        public void Write(VirtioNetHeader header, ReadOnlySpan<byte> packet)
+        {
+            Span<byte> bytes = stackalloc byte[VirtioNetHeader.Size];
+            header.Write(bytes);
+            if (!device.Write(bytes, packet))
+            {
+                _failures++;
+            }
+        }
+
+        public int TakeFailures()
+        {
+            var failures = _failures;
+            _failures = 0;
+            return failures;
+        }
+    }
 }

@@ -8,13 +8,24 @@ namespace Salvo.Tunnel;
 
 /// <summary>
 /// Runs a tunnel: a UDP socket (Salvo's <see cref="DatagramSocket"/>, batched receive and send), a TUN device and
-/// the engine between them, on two dedicated threads. Device to network: read a batch of packets, encrypt, one
-/// batched send. Network to device: receive a batch of datagrams, decrypt in place, write the packets. Each loop
-/// waits at most <see cref="TunnelEngine.TickInterval"/>, so timers run and <see cref="Dispose"/> returns promptly.
+/// the engine between them, on two dedicated threads. Device to network: read a batch of packets (super-packets cut
+/// by the device), encrypt, one batched send (runs to one peer leave as GSO messages). Network to device: receive a
+/// batch of datagrams (GRO buffers split by the socket), decrypt in place, write the packets (joined again by the
+/// device), flush. Each loop waits at most <see cref="TunnelEngine.TickInterval"/>, so timers run and
+/// <see cref="Dispose"/> returns promptly.
 /// </summary>
 public sealed class TunnelDevice : IDisposable
 {
-    private const int BatchSize = 64;
+    /// <summary>Packets per device read and datagrams per send: room for two 64 KiB super-packets cut at a 1,420-byte MTU.</summary>
+    private const int BatchSize = 128;
+
+    /// <summary>
+    /// Receive buffers per socket read, each of 64 KiB so the socket turns UDP GRO on (one buffer then holds up to 64
+    /// datagrams of one peer): 32 of them are 2 MiB, pinned once.
+    /// </summary>
+    private const int ReceiveBuffers = 32;
+
+    private const int SocketBufferSize = 4 << 20;
 
     /// <summary>The largest datagram: an MTU-sized packet padded, with the 32 bytes of header and tag.</summary>
     private readonly int _maxDatagram;
@@ -33,9 +44,13 @@ public sealed class TunnelDevice : IDisposable
         _socket = BindDualStack(configuration.ListenPort ?? 0);
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
-        _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram)), logger ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
+        _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram), flushesDevice: true), logger ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
             peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off));
         Engine.UseTcpPaths(_tcp);
+        if (logger is not null)
+        {
+            TunnelLog.TunOffloads(logger, tun.Name, tun.Offloads);
+        }
     }
 
     /// <summary>The protocol engine, for status.</summary>
@@ -43,6 +58,9 @@ public sealed class TunnelDevice : IDisposable
 
     /// <summary>The UDP port the tunnel listens on.</summary>
     public int ListenPort => _socket.LocalEndPoint.Port;
+
+    /// <summary>The device packets come from and go to, for tests that look at its offload counts.</summary>
+    internal ITunDevice Tun => _tun;
 
     /// <summary>The TUN interface name.</summary>
     public string InterfaceName => _tun.Name;
@@ -93,15 +111,27 @@ public sealed class TunnelDevice : IDisposable
         {
             try
             {
-                return DatagramSocket.Bind(new IPEndPoint(IPAddress.IPv6Any, port));
+                return Bind(new IPEndPoint(IPAddress.IPv6Any, port));
             }
             catch (SocketException e) when (e.SocketErrorCode is SocketError.AddressFamilyNotSupported or SocketError.AddressNotAvailable)
             {
             }
         }
 
-        return DatagramSocket.Bind(new IPEndPoint(IPAddress.Any, port));
+        return Bind(new IPEndPoint(IPAddress.Any, port));
     }
+
+    /// <summary>
+    /// Socket buffers of 4 MiB each way (the kernel caps them at net.core.rmem_max / wmem_max): a burst of GSO sends
+    /// from the peer is 64 KiB a message, and the 208 KiB default overflows while the receive thread waits for a core
+    /// (wireguard-go asks for 7 MiB, conn/controlfns_linux.go).
+    /// </summary>
+    private static DatagramSocket Bind(IPEndPoint endpoint) => new(new DatagramSocketOptions
+    {
+        LocalEndPoint = endpoint,
+        ReceiveBufferSize = SocketBufferSize,
+        SendBufferSize = SocketBufferSize,
+    });
 
     private void RunOutbound()
     {
@@ -127,7 +157,7 @@ public sealed class TunnelDevice : IDisposable
 
     private void RunInbound()
     {
-        var datagrams = new ReceiveBatch(BatchSize, _maxDatagram + 64);
+        var datagrams = new ReceiveBatch(ReceiveBuffers, ReceiveBatch.DefaultBufferSize);
         var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
         while (!_stop.IsCancellationRequested)
         {
@@ -137,6 +167,7 @@ public sealed class TunnelDevice : IDisposable
                 {
                     Engine.ReceiveDatagrams(datagrams, output);
                     output.Flush();
+                    FlushDevice();
                 }
             }
             catch (ObjectDisposedException) when (_stop.IsCancellationRequested)
@@ -146,7 +177,22 @@ public sealed class TunnelDevice : IDisposable
         }
     }
 
-    private sealed class Output(TunnelDevice device, SendBatch batch) : IBatchedOutput
+    /// <summary>Writes what the device joined since the last flush, counting the packets the kernel refused.</summary>
+    private void FlushDevice()
+    {
+        var refused = _tun.Flush();
+        if (refused > 0)
+        {
+            Interlocked.Add(ref _tunWriteFailures, refused);
+        }
+    }
+
+    /// <summary>
+    /// Maps the engine's output onto the UDP send batch, the TCP fallback's frames and the device. An output that
+    /// receives for a TCP connection (<paramref name="flushesDevice"/>) also flushes the packets the device joins, as
+    /// the inbound loop does after each batch: nothing else would write them while UDP is silent.
+    /// </summary>
+    private sealed class Output(TunnelDevice device, SendBatch batch, bool flushesDevice = false) : IBatchedOutput
     {
         private readonly PendingTcpFrames _tcpFrames = new(BatchSize, device._maxDatagram);
 
@@ -185,6 +231,11 @@ public sealed class TunnelDevice : IDisposable
             if (_tcpFrames.Count > 0)
             {
                 _tcpFrames.Flush(device._tcp);
+            }
+
+            if (flushesDevice)
+            {
+                device.FlushDevice();
             }
         }
 

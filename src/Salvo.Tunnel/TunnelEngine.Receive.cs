@@ -13,9 +13,47 @@ public sealed partial class TunnelEngine
     public void ReceiveDatagram(Span<byte> datagram, DatagramAddress source, ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(output);
+        lock (_receiveGate)
+        {
+            ReceiveOne(datagram, source, output);
+            ApplyReceiveTallies(output);
+        }
+    }
+
+    /// <summary>
+    /// Handles every datagram of a received batch, in order. Transport data is decrypted without the engine's lock
+    /// (so it runs beside <see cref="SendPackets"/>); the lock is taken once at the end to apply the batch to the peers.
+    /// </summary>
+    public void ReceiveDatagrams(ReceiveBatch batch, ITunnelOutput output)
+    {
+        ArgumentNullException.ThrowIfNull(batch);
+        ArgumentNullException.ThrowIfNull(output);
+        lock (_receiveGate)
+        {
+            for (var i = 0; i < batch.Count; i++)
+            {
+                var datagram = batch[i];
+                // The batch's blocks belong to the caller's loop and are reused next round: decrypting in place is safe.
+                // A dual-stack socket reports IPv4 peers IPv4-mapped; keep them in the form the configuration uses.
+                ReceiveOne(System.Runtime.InteropServices.MemoryMarshal.AsMemory(datagram.Memory).Span, datagram.Source.Unmap(), output);
+            }
+
+            ApplyReceiveTallies(output);
+        }
+    }
+
+    private void ReceiveOne(Span<byte> datagram, DatagramAddress source, ITunnelOutput output)
+    {
+        var type = MessageLayout.Classify(datagram);
+        if (type == MessageType.Transport)
+        {
+            ReceiveTransport(datagram, source, output);
+            return;
+        }
+
         lock (_gate)
         {
-            switch (MessageLayout.Classify(datagram))
+            switch (type)
             {
                 case MessageType.Initiation:
                     ReceiveInitiation(datagram, source, output);
@@ -26,26 +64,10 @@ public sealed partial class TunnelEngine
                 case MessageType.CookieReply:
                     ReceiveCookieReply(datagram, source);
                     break;
-                case MessageType.Transport:
-                    ReceiveTransport(datagram, source, output);
-                    break;
                 default:
                     Refuse(TunnelDropReason.Malformed, source);
                     break;
             }
-        }
-    }
-
-    /// <summary>Handles every datagram of a received batch, in order.</summary>
-    public void ReceiveDatagrams(ReceiveBatch batch, ITunnelOutput output)
-    {
-        ArgumentNullException.ThrowIfNull(batch);
-        for (var i = 0; i < batch.Count; i++)
-        {
-            var datagram = batch[i];
-            // The batch's blocks belong to the caller's loop and are reused next round: decrypting in place is safe.
-            // A dual-stack socket reports IPv4 peers IPv4-mapped; keep them in the form the configuration uses.
-            ReceiveDatagram(System.Runtime.InteropServices.MemoryMarshal.AsMemory(datagram.Memory).Span, datagram.Source.Unmap(), output);
         }
     }
 
@@ -183,26 +205,37 @@ public sealed partial class TunnelEngine
         }
     }
 
+    /// <summary>
+    /// Checks, decrypts and delivers one transport message without the engine's lock: the index map is concurrent, the
+    /// replay window is locked per keypair, and what the message means for the peer is tallied for the batch. The lock
+    /// is taken only for a refusal, a new session's first message, or a moved endpoint.
+    /// </summary>
     private void ReceiveTransport(Span<byte> message, DatagramAddress source, ITunnelOutput output)
     {
         var receiver = MessageLayout.ReadIndex(message, MessageLayout.TransportReceiver);
         if (!_indices.TryGetValue(receiver, out var entry) || entry.Keypair is null)
         {
-            Refuse(TunnelDropReason.UnknownIndex, source);
+            RefuseLocked(TunnelDropReason.UnknownIndex, source);
             return;
         }
 
         var (peer, keypair) = (entry.Peer, entry.Keypair);
         if (Age(keypair) >= WireGuardProtocol.RejectAfterTime)
         {
-            Refuse(TunnelDropReason.Expired, source);
+            RefuseLocked(TunnelDropReason.Expired, source);
             return;
         }
 
         var counter = BinaryPrimitives.ReadUInt64LittleEndian(message[MessageLayout.TransportCounter..]);
-        if (!keypair.Replay.MayAccept(counter))
+        bool mayAccept;
+        lock (keypair.Replay)
         {
-            Refuse(TunnelDropReason.Replayed, source);
+            mayAccept = keypair.Replay.MayAccept(counter);
+        }
+
+        if (!mayAccept)
+        {
+            RefuseLocked(TunnelDropReason.Replayed, source);
             return;
         }
 
@@ -210,64 +243,76 @@ public sealed partial class TunnelEngine
         MessageLayout.WriteNonce(nonce, counter);
         var body = message[MessageLayout.TransportHeaderSize..];
         var plaintext = body[..^MessageLayout.TagSize];
-        if (!keypair.Receive.TryOpen(nonce, [], body, plaintext))
+        bool opened;
+        try
         {
-            Refuse(TunnelDropReason.DecryptionFailed, source);
+            opened = keypair.Receive.TryOpen(nonce, [], body, plaintext);
+        }
+        catch (ObjectDisposedException)
+        {
+            // The keypair was retired (its index is gone) between the lookup and the decryption.
+            RefuseLocked(TunnelDropReason.UnknownIndex, source);
             return;
         }
 
-        if (!keypair.Replay.TryMark(counter))
+        if (!opened)
         {
-            Refuse(TunnelDropReason.Replayed, source);
+            RefuseLocked(TunnelDropReason.DecryptionFailed, source);
             return;
         }
 
-        if (ReferenceEquals(keypair, peer.Next))
+        bool marked;
+        lock (keypair.Replay)
         {
-            Retire(peer.Previous);
-            peer.Previous = peer.Current;
-            peer.Current = keypair;
-            peer.Next = null;
-            OnHandshakeComplete(peer);
-            SendStaged(peer, output);
+            marked = keypair.Replay.TryMark(counter);
         }
 
-        Roam(peer, source);
-        peer.ReceivedBytes += message.Length;
-        OnAuthenticatedPacketTraversal(peer);
-        peer.Timers.NewHandshake = 0;
-
-        // The initiator's key is near the end of its life and the responder cannot start a handshake for it:
-        // ask once now, so a new session is ready before this one is refused.
-        if (keypair.IsInitiator && ReferenceEquals(keypair, peer.Current) && !peer.Timers.SentLastMinuteHandshake
-            && Age(keypair) >= WireGuardProtocol.RejectAfterTime - WireGuardProtocol.KeepaliveTimeout - WireGuardProtocol.RekeyTimeout)
+        if (!marked)
         {
-            peer.Timers.SentLastMinuteHandshake = true;
-            SendInitiation(peer, isRetry: false, output);
+            RefuseLocked(TunnelDropReason.Replayed, source);
+            return;
         }
 
+        if (ReferenceEquals(keypair, peer.Next) || !peer.Endpoint.Equals(source))
+        {
+            lock (_gate)
+            {
+                if (ReferenceEquals(keypair, peer.Next))
+                {
+                    Retire(peer.Previous);
+                    peer.Previous = peer.Current;
+                    peer.Current = keypair;
+                    peer.Next = null;
+                    OnHandshakeComplete(peer);
+                    SendStaged(peer, output);
+                }
+
+                Roam(peer, source);
+            }
+        }
+
+        var tally = Listed(peer.ReceiveTally, peer, _receiveTouched);
+        tally.AddDatagram(keypair, counter, message.Length, !plaintext.IsEmpty, source);
         if (plaintext.IsEmpty)
         {
             return;
         }
 
-        OnDataReceived(peer);
         var length = IPPacket.DeclaredLength(plaintext);
         if (length == 0 || length > plaintext.Length)
         {
-            Refuse(TunnelDropReason.BadInnerPacket, source);
+            RefuseLocked(TunnelDropReason.BadInnerPacket, source);
             return;
         }
 
         var packet = plaintext[..length];
         if (!ReferenceEquals(_routes.LookupSource(packet), peer))
         {
-            Refuse(TunnelDropReason.SourceNotAllowed, source);
+            RefuseLocked(TunnelDropReason.SourceNotAllowed, source);
             return;
         }
 
-        Counters.PacketsReceived++;
-        Counters.BytesReceived += packet.Length;
+        tally.AddPacket(packet.Length);
         output.WritePacket(packet);
     }
 

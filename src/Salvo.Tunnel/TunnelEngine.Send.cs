@@ -7,30 +7,45 @@ public sealed partial class TunnelEngine
 {
     /// <summary>
     /// Encrypts a batch of IP packets from the device: each goes to the peer whose AllowedIPs hold its destination,
-    /// or waits (up to <see cref="Peer.StagedPacketLimit"/> per peer) while a handshake makes a key.
+    /// or waits (up to <see cref="Peer.StagedPacketLimit"/> per peer) while a handshake makes a key. Packets with a
+    /// key are sealed without the engine's lock; the lock is taken once at the end to apply the batch to the peers.
     /// </summary>
     public void SendPackets(PacketBatch packets, ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(packets);
         ArgumentNullException.ThrowIfNull(output);
-        lock (_gate)
+        lock (_sendGate)
         {
             for (var i = 0; i < packets.Count; i++)
             {
                 var packet = packets[i];
                 var peer = _routes.LookupDestination(packet);
-                if (peer is null || !peer.Endpoint.HasValue)
+                if (peer is not null && TrySealTransport(peer, packet, output, out var keypair, out var counter, out var size))
                 {
-                    RefusePacket(TunnelDropReason.NoRoute);
+                    var tally = Listed(peer.SendTally, peer, _sendTouched);
+                    tally.AddDatagram(keypair, counter, size, !packet.IsEmpty);
+                    if (!packet.IsEmpty)
+                    {
+                        tally.AddPacket(packet.Length);
+                    }
                     continue;
                 }
 
-                if (!TrySendTransport(peer, packet, output))
+                lock (_gate)
                 {
-                    Stage(peer, packet);
-                    SendInitiation(peer, isRetry: false, output);
+                    if (peer is null || !peer.Endpoint.HasValue)
+                    {
+                        RefusePacket(TunnelDropReason.NoRoute);
+                    }
+                    else if (!TrySendTransport(peer, packet, output))
+                    {
+                        Stage(peer, packet);
+                        SendInitiation(peer, isRetry: false, output);
+                    }
                 }
             }
+
+            ApplySendTallies(output);
         }
     }
 
@@ -47,48 +62,94 @@ public sealed partial class TunnelEngine
         return MessageLayout.TransportHeaderSize + padded + MessageLayout.TagSize;
     }
 
+    /// <summary>Seals and sends one packet under the engine's lock, applying it to the peer at once (keepalives, packets that waited).</summary>
     private bool TrySendTransport(Peer peer, ReadOnlySpan<byte> packet, ITunnelOutput output)
     {
-        var keypair = peer.Current;
-        if (keypair is null || Age(keypair) >= WireGuardProtocol.RejectAfterTime || !keypair.TryTakeSendCounter(out var counter))
+        if (!TrySealTransport(peer, packet, output, out var keypair, out var counter, out var size))
         {
             return false;
         }
 
-        var size = TransportSize(packet.Length);
-        var message = output.AddDatagram(size, peer.Endpoint);
+        RecordSent(peer, keypair, counter, size, packet.IsEmpty ? 0 : 1, packet.Length, output);
+        return true;
+    }
+
+    /// <summary>
+    /// Takes a counter of the peer's current key and seals <paramref name="packet"/> into a datagram of the output;
+    /// false when there is no usable key (none yet, too old, used up) or no endpoint. Needs no lock: the counter is
+    /// taken atomically and a key retired meanwhile refuses the seal (its handle is disposed), which counts as no key.
+    /// </summary>
+    private bool TrySealTransport(Peer peer, ReadOnlySpan<byte> packet, ITunnelOutput output, out Keypair keypair, out ulong counter, out int size)
+    {
+        keypair = peer.Current!;
+        counter = 0;
+        size = 0;
+        var endpoint = peer.Endpoint;
+        if (keypair is null || !endpoint.HasValue || Age(keypair) >= WireGuardProtocol.RejectAfterTime || !keypair.TryTakeSendCounter(out counter))
+        {
+            return false;
+        }
+
+        size = TransportSize(packet.Length);
+        var message = output.AddDatagram(size, endpoint);
         MessageLayout.WriteType(message, MessageType.Transport);
         MessageLayout.WriteIndex(message, MessageLayout.TransportReceiver, keypair.RemoteIndex);
         BinaryPrimitives.WriteUInt64LittleEndian(message[MessageLayout.TransportCounter..], counter);
         var body = message[MessageLayout.TransportHeaderSize..];
-        packet.CopyTo(body);
-        body[packet.Length..^MessageLayout.TagSize].Clear();
+        var padded = body[..^MessageLayout.TagSize];
         Span<byte> nonce = stackalloc byte[12];
         MessageLayout.WriteNonce(nonce, counter);
-        keypair.Send.Seal(nonce, [], body[..^MessageLayout.TagSize], body);
-        peer.SentBytes += size;
-        if (!packet.IsEmpty)
+        try
         {
-            Counters.PacketsSent++;
-            Counters.BytesSent += packet.Length;
+            if (padded.Length == packet.Length)
+            {
+                // No padding (an MTU-sized packet, or one already a multiple of 16): the cipher reads the packet where
+                // the device left it and writes the ciphertext into the datagram, so the plaintext is never copied.
+                keypair.Send.Seal(nonce, [], packet, body);
+            }
+            else
+            {
+                packet.CopyTo(padded);
+                padded[packet.Length..].Clear();
+                keypair.Send.Seal(nonce, [], padded, body);
+            }
+        }
+        catch (ObjectDisposedException)
+        {
+            // Retired by a handshake on the other thread between the read of Current and the seal. The send batch cannot
+            // take a reservation back, so it leaves zeroed (type 0, which the peer drops as malformed); the caller
+            // retries the packet under the lock with the new key.
+            message.Clear();
+            return false;
+        }
+
+        return true;
+    }
+
+    /// <summary>Applies sent datagrams to the peer: bytes, counts, timers, and a new handshake when the key is due for one.</summary>
+    private void RecordSent(Peer peer, Keypair keypair, ulong highestCounter, long datagramBytes, long packets, long packetBytes, ITunnelOutput output)
+    {
+        peer.SentBytes += datagramBytes;
+        Counters.PacketsSent += packets;
+        Counters.BytesSent += packetBytes;
+        if (packets > 0)
+        {
             OnAnswerExpected(peer);
         }
 
         OnAuthenticatedPacketTraversal(peer);
         peer.Timers.SendKeepalive = 0;
-        if (!packet.IsEmpty && peer.Timers.NewHandshake == 0)
+        if (packets > 0 && peer.Timers.NewHandshake == 0)
         {
             peer.Timers.NewHandshake = Deadline(WireGuardProtocol.KeepaliveTimeout + WireGuardProtocol.RekeyTimeout + Jitter());
         }
 
         // Keep the key fresh: past 2^60 messages, or for the initiator past two minutes, start the next handshake now
         // so a new key is ready before this one is refused.
-        if (counter >= WireGuardProtocol.RekeyAfterMessages || (keypair.IsInitiator && Age(keypair) >= WireGuardProtocol.RekeyAfterTime))
+        if (highestCounter >= WireGuardProtocol.RekeyAfterMessages || (keypair.IsInitiator && Age(keypair) >= WireGuardProtocol.RekeyAfterTime))
         {
             SendInitiation(peer, isRetry: false, output);
         }
-
-        return true;
     }
 
     private void SendKeepalive(Peer peer, ITunnelOutput output)

@@ -15,8 +15,11 @@ namespace Salvo.Tunnel;
 /// <see cref="TimeProvider"/>, so tests drive handshakes, rekeying and keepalives with a fake clock.
 /// </summary>
 /// <remarks>
-/// One lock guards all state: the device's receive and send loops take it once per batch. Parallel crypto
-/// outside the lock is a later step.
+/// Encryption and decryption run outside the engine's lock, so the device's send and receive threads work at once:
+/// a send counter is taken atomically, a replay window is locked per keypair, session indices are a concurrent map
+/// and a peer's endpoint is replaced whole. The lock guards handshakes, timers, counts and the choice of keys; the
+/// data path takes it once per batch to apply what it did (see TunnelEngine.DataPath.cs), and at once for the rare
+/// packet that changes state (a new session's first packet, a roamed endpoint, a refusal).
 /// </remarks>
 public sealed partial class TunnelEngine : IDisposable
 {
@@ -27,7 +30,7 @@ public sealed partial class TunnelEngine : IDisposable
     private readonly Random _jitter;
     private readonly List<Peer> _peers = [];
     private readonly AllowedIps<Peer> _routes = new();
-    private readonly Dictionary<uint, IndexEntry> _indices = [];
+    private readonly SessionIndices<IndexEntry> _indices = new();
     private readonly int _mtu;
     private readonly ILogger _logger;
     private readonly TunnelMetrics _metrics;

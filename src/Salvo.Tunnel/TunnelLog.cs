@@ -25,4 +25,6 @@ internal static partial class TunnelLog
 
     [LoggerMessage(7, LogLevel.Warning, "Tunnel TCP listener on port {Port} did not start ({Error}): peers cannot fall back to TCP towards this end")]
     public static partial void TcpListenerFailed(ILogger logger, int port, string error);
+    [LoggerMessage(8, LogLevel.Information, "TUN {Name} offloads: {Offloads}")]
+    public static partial void TunOffloads(ILogger logger, string name, string offloads);
 }

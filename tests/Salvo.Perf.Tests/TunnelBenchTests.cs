@@ -51,6 +51,31 @@ public sealed class TunnelBenchTests
         Assert.Equal(307, BenchTools.ParsePingAverageMicroseconds(Output), precision: 6);
     }
 
+    [Fact]
+    public void ParsePingMedian_ReadsTheMiddleEchoTimeInMicroseconds()
+    {
+        const string Output = "PING 198.19.0.2 56(84) bytes of data.\n64 bytes from 198.19.0.2: icmp_seq=1 ttl=64 time=0.900 ms\n" +
+            "64 bytes from 198.19.0.2: icmp_seq=2 ttl=64 time=0.250 ms\n64 bytes from 198.19.0.2: icmp_seq=3 ttl=64 time=0.300 ms\n" +
+            "rtt min/avg/max/mdev = 0.250/0.483/0.900/0.004 ms\n";
+
+        Assert.Equal(300, BenchTools.ParsePingMedianMicroseconds(Output), precision: 6);
+    }
+
+    [Fact]
+    public void ParseCpuSeconds_AddsUserAndSystemTicks_AfterACommandNameWithSpaces()
+    {
+        const string Stat = "4242 (wireguard) go) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 125 0 0 20 0 9 0 1000 0 0";
+
+        Assert.Equal(3.75, ProcessCost.ParseCpuSeconds(Stat), precision: 6);
+    }
+
+    [Fact]
+    public void ParsePerfCount_ReadsTheSyscallCount_OrNothingWhenNotCounted()
+    {
+        Assert.Equal(10969184, ProcessCost.ParsePerfCount("10969184,,raw_syscalls:sys_enter,3000000,100.00,,\n"));
+        Assert.Null(ProcessCost.ParsePerfCount("<not supported>,,raw_syscalls:sys_enter,0,100.00,,\n"));
+    }
+
     [Theory]
     [InlineData("--time", "tunnel", "bench", "-t", "0")]
     [InlineData("--rounds", "tunnel", "bench", "--rounds", "10")]
@@ -113,5 +138,6 @@ public sealed class TunnelBenchTests
         Assert.Contains(lines, l => l.StartsWith("wireguard-go <-> wireguard-go", StringComparison.Ordinal) && l.Contains("1,004", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("salvo <-> salvo", StringComparison.Ordinal) && l.Contains("1,001", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("salvo <-> salvo over TCP", StringComparison.Ordinal) && l.Contains("1,005", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("path", StringComparison.Ordinal) && l.Contains("CPU s/Gbit", StringComparison.Ordinal) && l.Contains("calls/pkt", StringComparison.Ordinal));
     }
 }

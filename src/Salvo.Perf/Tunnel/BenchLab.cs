@@ -18,6 +18,7 @@ internal sealed class BenchLab : IDisposable
     private readonly List<(Process Process, string? StatusFile, System.Collections.Concurrent.ConcurrentQueue<string> Output)> _processes = [];
     private readonly string _folder = Directory.CreateTempSubdirectory("salvo-bench-").FullName;
     private readonly string _tag = Environment.ProcessId.ToString(CultureInfo.InvariantCulture);
+    private readonly Dictionary<string, List<int>> _endProcesses = [];
 
     public BenchLab()
     {
@@ -154,8 +155,17 @@ internal sealed class BenchLab : IDisposable
         }
     }
 
+    /// <summary>The process ids of the two ends of the tunnel named <paramref name="path"/>; none for the plain veth.</summary>
+    public IReadOnlyList<int> ProcessIdsOf(string path) => _endProcesses.TryGetValue(path, out var ids) ? ids : [];
+
     private void StartEnd(BenchTunnel tunnel, TunnelEnd end, string host, char side, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay)
     {
+        // ip netns exec replaces itself with the command, so the started process is the tunnel end itself.
+        if (!_endProcesses.TryGetValue(tunnel.Name, out var ids))
+        {
+            _endProcesses[tunnel.Name] = ids = [];
+        }
+
         var name = tunnel.DeviceName(side, _tag);
         if (end == TunnelEnd.Salvo)
         {
@@ -165,6 +175,8 @@ internal sealed class BenchLab : IDisposable
         {
             StartWireGuardGoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay);
         }
+
+        ids.Add(_processes.Single(p => p.Process.StartInfo.ArgumentList.Contains(name) || p.StatusFile?.EndsWith(name, StringComparison.Ordinal) == true).Process.Id);
     }
 
     private void StartSalvoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay, string tcpFallback)

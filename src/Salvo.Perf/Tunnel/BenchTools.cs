@@ -101,6 +101,20 @@ internal static class BenchTools
         return double.Parse(values[1], CultureInfo.InvariantCulture) * 1_000;
     }
 
+    /// <summary>The median round trip in microseconds over ping's echo lines (time=0.293 ms).</summary>
+    public static double ParsePingMedianMicroseconds(string output)
+    {
+        var times = output.Split('\n')
+            .Select(l => l.IndexOf(" time=", StringComparison.Ordinal) is var at and >= 0 ? l[(at + 6)..].Split(' ')[0] : null)
+            .Where(t => t is not null)
+            .Select(t => double.Parse(t!, CultureInfo.InvariantCulture) * 1_000)
+            .Order()
+            .ToList();
+        return times.Count == 0
+            ? throw new CliException($"bench: ping printed no echo times: {output.Trim()}", CliException.FailureExitCode)
+            : times.Count % 2 == 1 ? times[times.Count / 2] : (times[(times.Count / 2) - 1] + times[times.Count / 2]) / 2;
+    }
+
     private static (int ExitCode, string Output) Run(ProcessStartInfo start, int timeoutSeconds)
     {
         using var process = Process.Start(start) ?? throw new CliException($"bench: could not start {start.FileName}", CliException.FailureExitCode);

@@ -35,19 +35,27 @@ internal sealed class Keypair : IDisposable
 
     public ReplayWindow Replay { get; } = new();
 
-    public ulong SentCount => _nextSendCounter;
+    public ulong SentCount => Volatile.Read(ref _nextSendCounter);
 
-    /// <summary>Takes the next sending counter; false when the key has reached REJECT_AFTER_MESSAGES.</summary>
+    /// <summary>
+    /// Takes the next sending counter; false when the key has reached REJECT_AFTER_MESSAGES. Safe from any thread: a
+    /// keepalive from the timer and data from the device may take counters at once, and each counter goes out once.
+    /// </summary>
     public bool TryTakeSendCounter(out ulong counter)
     {
-        counter = _nextSendCounter;
-        if (counter >= WireGuardProtocol.RejectAfterMessages)
+        while (true)
         {
-            return false;
-        }
+            counter = Volatile.Read(ref _nextSendCounter);
+            if (counter >= WireGuardProtocol.RejectAfterMessages)
+            {
+                return false;
+            }
 
-        _nextSendCounter = counter + 1;
-        return true;
+            if (Interlocked.CompareExchange(ref _nextSendCounter, counter + 1, counter) == counter)
+            {
+                return true;
+            }
+        }
     }
 
     /// <summary>Test hook: jump the sending counter (reaching 2^60 by sending is out of reach).</summary>

@@ -10,6 +10,7 @@ internal sealed class Peer : IDisposable
     public const int StagedPacketLimit = 128;
 
     private byte[]? _staticSecret;
+    private volatile EndpointBox _endpoint = new(default);
     private bool _staticSecretInvalid;
 
     public Peer(TunnelCrypto crypto, WireGuardKey publicKey, WireGuardKey? presharedKey)
@@ -27,8 +28,28 @@ internal sealed class Peer : IDisposable
     /// <summary>The preshared key, or 32 zero bytes when none is set (the protocol mixes zeros then).</summary>
     public byte[] PresharedKey { get; }
 
-    /// <summary>Where to send: the configured endpoint, then the source of the last authenticated packet (roaming).</summary>
-    public DatagramAddress Endpoint { get; set; }
+    /// <summary>
+    /// Where to send: the configured endpoint, then the source of the last authenticated packet (roaming). Held in an
+    /// immutable box, so the sending thread reads it whole while the receiving thread moves it (a 32-byte struct could
+    /// tear); a box is made only when the address changes.
+    /// </summary>
+    public DatagramAddress Endpoint
+    {
+        get => _endpoint.Value;
+        set
+        {
+            if (!_endpoint.Value.Equals(value))
+            {
+                _endpoint = new EndpointBox(value);
+            }
+        }
+    }
+
+    /// <summary>The device-to-network direction's work for this peer in the current batch.</summary>
+    public PeerTally SendTally { get; } = new();
+
+    /// <summary>The network-to-device direction's work for this peer in the current batch.</summary>
+    public PeerTally ReceiveTally { get; } = new();
 
     public TimeSpan PersistentKeepalive { get; set; }
 
@@ -92,4 +113,6 @@ internal sealed class Peer : IDisposable
             CryptographicOperations.ZeroMemory(_staticSecret);
         }
     }
+
+    private sealed record EndpointBox(DatagramAddress Value);
 }

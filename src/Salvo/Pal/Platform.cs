@@ -51,9 +51,17 @@ internal abstract class Platform
     /// </summary>
     public abstract long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue);
 
-    /// <summary>Creates (or attaches to) the TUN interface <paramref name="name"/>; an empty name lets the kernel pick one.</summary>
+    /// <summary>
+    /// Creates (or attaches to) the TUN interface <paramref name="name"/>; an empty name lets the kernel pick one.
+    /// <paramref name="offloads"/> asks for super-packets and partial checksums; the device's
+    /// <see cref="TunDevice.Offloads"/> says what the kernel took (none where it takes none).
+    /// </summary>
     /// <exception cref="PlatformNotSupportedException">The platform has no TUN device.</exception>
     /// <exception cref="ArgumentException">The name is too long for an interface name.</exception>
     /// <exception cref="IOException">The kernel refused the device or the name.</exception>
-    public abstract TunDevice OpenTunDevice(string name);
+    public abstract TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None);
+
+    /// <summary>A ChaCha20-Poly1305 key held by the platform's crypto library, or null where the platform has none to offer.</summary>
+    /// <exception cref="ArgumentException">The key is not 32 bytes.</exception>
+    public abstract AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key);
 }

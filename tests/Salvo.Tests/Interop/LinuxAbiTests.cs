@@ -69,6 +69,13 @@ public sealed class LinuxAbiTests
         Assert.Equal((nuint)0x400454ca, Constants.TUNSETIFF);
         Assert.Equal(0x0001, Constants.IFF_TUN);
         Assert.Equal(0x1000, Constants.IFF_NO_PI);
+        Assert.Equal(0x4000, Constants.IFF_VNET_HDR);
+        Assert.Equal((nuint)0x400454d0, Constants.TUNSETOFFLOAD);
+        Assert.Equal(0x01u, Constants.TUN_F_CSUM);
+        Assert.Equal(0x02u, Constants.TUN_F_TSO4);
+        Assert.Equal(0x04u, Constants.TUN_F_TSO6);
+        Assert.Equal(0x20u, Constants.TUN_F_USO4);
+        Assert.Equal(0x40u, Constants.TUN_F_USO6);
         Assert.Equal(16, Constants.IFNAMSIZ);
         Assert.Equal(0x2, Constants.O_RDWR);
         Assert.Equal(0x800, Constants.O_NONBLOCK);

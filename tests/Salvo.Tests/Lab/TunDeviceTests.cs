@@ -26,7 +26,7 @@ public sealed class TunDeviceTests
         var port = ((IPEndPoint)socket.LocalEndPoint!).Port;
         byte[] payload = [1, 2, 3, 4, 5, 6, 7];
 
-        Assert.True(device.Write(UdpPacket(RemoteAddress, 4000, LocalAddress, port, payload)));
+        Assert.True(device.Write([], UdpPacket(RemoteAddress, 4000, LocalAddress, port, payload)));
 
         var received = new byte[64];
         EndPoint from = new IPEndPoint(IPAddress.Any, 0);

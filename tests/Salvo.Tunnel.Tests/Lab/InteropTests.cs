@@ -1,3 +1,5 @@
+using System.Runtime.Versioning;
+
 namespace Salvo.Tunnel.Tests.Lab;
 
 /// <summary>
@@ -35,6 +37,40 @@ public sealed class InteropTests
         Assert.True(lab.SalvoB.Engine.Counters.PacketsReceived > 1_000);
         AssertNothingRefused(lab.SalvoA);
         AssertNothingRefused(lab.SalvoB);
+    }
+
+    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [SupportedOSPlatform("linux")]
+    public void SalvoToSalvo_WithOffloads_CutsAndJoinsSuperPacketsBothWays()
+    {
+        using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
+        AssertCarriesTrafficBothWays(lab);
+        foreach (var end in new[] { lab.SalvoA!, lab.SalvoB! })
+        {
+            var tun = Assert.IsType<KernelTunDevice>(end.Tun);
+            Assert.Contains("TSO4/6", tun.Offloads, StringComparison.Ordinal);
+            Assert.True(tun.SuperPacketsRead > 0, "no TCP super-packet was read from the device and cut");
+            Assert.True(tun.SuperPacketsWritten > 0, "no super-packet was joined and written to the device");
+            Assert.Equal(0, tun.MalformedReads);
+            Assert.Equal(0, end.TunWriteFailures);
+            AssertNothingRefused(end);
+        }
+    }
+
+    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [SupportedOSPlatform("linux")]
+    public void SalvoToSalvo_WithoutOffloads_CarriesTrafficPacketByPacket()
+    {
+        using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo, offloads: false);
+        AssertCarriesTrafficBothWays(lab);
+        foreach (var end in new[] { lab.SalvoA!, lab.SalvoB! })
+        {
+            var tun = Assert.IsType<KernelTunDevice>(end.Tun);
+            Assert.StartsWith("none", tun.Offloads, StringComparison.Ordinal);
+            Assert.Equal(0, tun.SuperPacketsRead + tun.SuperPacketsWritten);
+            Assert.Equal(0, end.TunWriteFailures);
+            AssertNothingRefused(end);
+        }
     }
 
     internal static void AssertCarriesTrafficBothWays(TunnelLab lab)

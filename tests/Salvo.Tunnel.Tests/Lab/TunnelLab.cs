@@ -24,9 +24,11 @@ internal sealed class TunnelLab : IDisposable
 
     private readonly NetworkLab _lab;
     private readonly List<IDisposable> _ends = [];
+    private readonly bool _offloads;
 
-    public TunnelLab(TunnelEnd a, TunnelEnd b, TimeProvider? salvoClock = null, WireGuardKey? keyBExpectsForA = null)
+    public TunnelLab(TunnelEnd a, TunnelEnd b, TimeProvider? salvoClock = null, WireGuardKey? keyBExpectsForA = null, bool offloads = true)
     {
+        _offloads = offloads;
         _lab = new NetworkLab();
         try
         {
@@ -166,14 +168,14 @@ internal sealed class TunnelLab : IDisposable
             ListenPort = port,
             Peers = [new PeerConfiguration { PublicKey = peerKey, AllowedIps = [IPPrefix.Parse($"{peerAddress}/32")], Endpoint = endpoint }],
         };
-        var device = NetworkLab.InHost(host, () => TunnelDevice.Start(configuration, OpenTun(), clock, logger));
+        var device = NetworkLab.InHost(host, () => TunnelDevice.Start(configuration, OpenTun(_offloads), clock, logger));
         _ends.Add(device);
         return device;
     }
 
     /// <summary>The kernel's TUN device; the lab exists only where <see cref="NetworkLab.WhyUnavailable"/> found Linux.</summary>
-    private static ITunDevice OpenTun() =>
-        OperatingSystem.IsLinux() ? KernelTunDevice.Open(InterfaceName) : throw new PlatformNotSupportedException("The tunnel lab needs Linux.");
+    private static ITunDevice OpenTun(bool offloads) =>
+        OperatingSystem.IsLinux() ? KernelTunDevice.Open(InterfaceName, offloads) : throw new PlatformNotSupportedException("The tunnel lab needs Linux.");
 
     /// <summary>The text of a count, for assertion messages.</summary>
     public static string Describe(IReadOnlyList<long> intervals) => string.Join(", ", intervals.Select(b => b.ToString(CultureInfo.InvariantCulture)));

@@ -35,22 +35,7 @@ public sealed class DataPathAllocationTests
             pair.Alice.ReceiveDatagram(bobOut.Datagram, bobSource, aliceOut);
         }
 
-        for (var i = 0; i < WarmUp; i++)
-        {
-            RoundTrip();
-        }
-
-        var slices = new long[Slices];
-        for (var slice = 0; slice < Slices; slice++)
-        {
-            var before = GC.GetAllocatedBytesForCurrentThread();
-            for (var i = 0; i < Measured / Slices; i++)
-            {
-                RoundTrip();
-            }
-
-            slices[slice] = GC.GetAllocatedBytesForCurrentThread() - before;
-        }
+        var slices = AllocationSlices.Measure(RoundTrip, WarmUp, Measured, Slices);
 
         Assert.True(slices.All(bytes => bytes == 0), $"bytes allocated per slice of {Measured / Slices} round trips: {string.Join(", ", slices)}");
         Assert.Equal(WarmUp + Measured + 1, pair.Bob.Counters.PacketsReceived);

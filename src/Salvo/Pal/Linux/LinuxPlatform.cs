@@ -87,7 +87,9 @@ internal sealed class LinuxPlatform : Platform
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) => LinuxGatheredSend.TrySend(socket, queue);
 
-    public override TunDevice OpenTunDevice(string name) => LinuxTunDevice.Open(name);
+    public override TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None) => LinuxTunDevice.Open(name, offloads);
+
+    public override AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key) => OpenSslChaCha20Poly1305Key.TryCreate(key);
 
     private static void SetInt(Socket socket, int level, int name, int value)
     {

@@ -7,29 +7,38 @@ namespace Salvo.Pal;
 
 /// <summary>
 /// A TUN interface from <c>/dev/net/tun</c> with IFF_TUN | IFF_NO_PI (Documentation/networking/tuntap.rst): each read
-/// returns one bare IP packet, each write sends one. The descriptor is non-blocking and waited on with poll(2), so a
-/// reader wakes at least every timeout and stops promptly; reads go straight into the caller's buffer. The
-/// interface lives as long as the descriptor: closing it removes an interface this device created.
+/// returns one bare IP packet, each write sends one. Asked for offloads, it adds IFF_VNET_HDR and offers TUNSETOFFLOAD
+/// the most it can handle, stepping down where the kernel says EINVAL (USO needs 6.2): then each read and write
+/// starts with a virtio_net_hdr, and a read may be a 64 KiB TCP or UDP super-packet. The descriptor is non-blocking
+/// and waited on with poll(2), so a reader wakes at least every timeout and stops promptly; reads go straight into the
+/// caller's buffer. The interface lives as long as the descriptor: closing it removes an interface this device created.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class LinuxTunDevice : TunDevice
 {
     private const string DevicePath = "/dev/net/tun";
+    private const int VirtioNetHdrSize = 10;
 
     private readonly SafeDescriptorHandle _handle;
 
-    private LinuxTunDevice(SafeDescriptorHandle handle, string name)
+    private LinuxTunDevice(SafeDescriptorHandle handle, string name, bool hasVirtioHeader, TunOffloads offloads)
     {
         _handle = handle;
         Name = name;
+        VirtioHeaderSize = hasVirtioHeader ? VirtioNetHdrSize : 0;
+        Offloads = offloads;
     }
 
     public override string Name { get; }
 
+    public override TunOffloads Offloads { get; }
+
+    public override int VirtioHeaderSize { get; }
+
     /// <summary>Creates (or attaches to) the TUN interface <paramref name="name"/>; an empty name lets the kernel pick tunN.</summary>
     /// <exception cref="ArgumentException">The name does not fit IFNAMSIZ.</exception>
     /// <exception cref="IOException">The device cannot be opened (no /dev/net/tun) or the kernel refuses the interface (not root).</exception>
-    public static unsafe LinuxTunDevice Open(string name)
+    public static unsafe LinuxTunDevice Open(string name, TunOffloads offloads)
     {
         ArgumentNullException.ThrowIfNull(name);
         if (Encoding.ASCII.GetByteCount(name) >= Constants.IFNAMSIZ)
@@ -44,7 +53,8 @@ internal sealed class LinuxTunDevice : TunDevice
         }
 
         var handle = new SafeDescriptorHandle(descriptor);
-        var request = new IfReq { Flags = Constants.IFF_TUN | Constants.IFF_NO_PI };
+        var wantsHeader = offloads != TunOffloads.None;
+        var request = new IfReq { Flags = (short)(Constants.IFF_TUN | Constants.IFF_NO_PI | (wantsHeader ? Constants.IFF_VNET_HDR : 0)) };
         Encoding.ASCII.GetBytes(name, request.Name);
         // Safety: request is a 40-byte struct ifreq on this frame's stack, the size TUNSETIFF reads and writes back.
         if (Libc.Ioctl(handle, Constants.TUNSETIFF, &request) < 0)
@@ -56,7 +66,30 @@ internal sealed class LinuxTunDevice : TunDevice
 
         ReadOnlySpan<byte> given = request.Name;
         var end = given.IndexOf((byte)0);
-        return new LinuxTunDevice(handle, Encoding.ASCII.GetString(end < 0 ? given : given[..end]));
+        var granted = wantsHeader ? SetOffloads(handle, offloads) : TunOffloads.None;
+        return new LinuxTunDevice(handle, Encoding.ASCII.GetString(end < 0 ? given : given[..end]), wantsHeader, granted);
+    }
+
+    /// <summary>
+    /// Offers the kernel the offloads asked for, then fewer while it refuses (a kernel before 6.2 refuses USO with
+    /// EINVAL); returns what it took. TSO and USO both need CSUM (drivers/net/tun.c, set_offload).
+    /// </summary>
+    private static unsafe TunOffloads SetOffloads(SafeDescriptorHandle handle, TunOffloads wanted)
+    {
+        TunOffloads[] steps = [wanted | TunOffloads.Checksum, (wanted & ~TunOffloads.Udp) | TunOffloads.Checksum, TunOffloads.Checksum];
+        foreach (var step in steps)
+        {
+            var bits = Constants.TUN_F_CSUM
+                | ((step & TunOffloads.Tcp) != 0 ? Constants.TUN_F_TSO4 | Constants.TUN_F_TSO6 : 0)
+                | ((step & TunOffloads.Udp) != 0 ? Constants.TUN_F_USO4 | Constants.TUN_F_USO6 : 0);
+            // Safety: TUNSETOFFLOAD takes its argument by value (an unsigned int in the pointer slot) and dereferences nothing.
+            if (Libc.Ioctl(handle, Constants.TUNSETOFFLOAD, (void*)(nuint)bits) == 0)
+            {
+                return step;
+            }
+        }
+
+        return TunOffloads.None;
     }
 
     public override unsafe bool WaitForPacket(int timeoutMilliseconds)
@@ -85,15 +118,28 @@ internal sealed class LinuxTunDevice : TunDevice
         return errno is Errno.EAGAIN or Errno.EINTR ? 0 : throw new IOException($"read from {Name} failed: {Marshal.GetPInvokeErrorMessage((int)errno)}");
     }
 
-    public override unsafe bool Write(ReadOnlySpan<byte> packet)
+    public override unsafe bool Write(ReadOnlySpan<byte> header, ReadOnlySpan<byte> packet)
     {
-        // Safety: the span is pinned for the call, and write(2) reads exactly packet.Length bytes from it.
-        fixed (byte* pointer = packet)
+        if (header.IsEmpty)
         {
-            return Libc.Write(_handle, pointer, (nuint)packet.Length) == packet.Length;
+            // Safety: the span is pinned for the call, and write(2) reads exactly packet.Length bytes from it.
+            fixed (byte* pointer = packet)
+            {
+                return Libc.Write(_handle, pointer, (nuint)packet.Length) == packet.Length;
+            }
+        }
+
+        // Safety: both spans are pinned for the call; the two iovecs on this frame's stack name exactly their bytes,
+        // and writev(2) only reads them. Gathering saves copying the packet behind its header.
+        fixed (byte* headerPointer = header)
+        fixed (byte* packetPointer = packet)
+        {
+            var vectors = stackalloc IOVec[2];
+            vectors[0] = new IOVec { Base = headerPointer, Length = (nuint)header.Length };
+            vectors[1] = new IOVec { Base = packetPointer, Length = (nuint)packet.Length };
+            return Libc.Writev(_handle, vectors, 2) == header.Length + packet.Length;
         }
     }
-
     public override void Dispose() => _handle.Dispose();
 
     /// <summary>The last call's errno as an exception, with what to do where the fix is known.</summary>

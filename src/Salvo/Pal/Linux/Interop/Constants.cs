@@ -83,6 +83,17 @@ internal static class Constants
     public const short IFF_TUN = 0x0001;
     public const short IFF_NO_PI = 0x1000;
 
+    // include/uapi/linux/if_tun.h: IFF_VNET_HDR puts a 10-byte struct virtio_net_hdr before every packet read and
+    // written; TUNSETOFFLOAD (_IOW('T', 208, unsigned int), argument by value) says which offloads this end handles,
+    // so the kernel may hand over unchecksummed packets (CSUM) and TCP (TSO4/6) or UDP (USO4/6, kernel 6.2) super-packets
+    public const short IFF_VNET_HDR = 0x4000;
+    public const nuint TUNSETOFFLOAD = 0x400454d0;
+    public const uint TUN_F_CSUM = 0x01;
+    public const uint TUN_F_TSO4 = 0x02;
+    public const uint TUN_F_TSO6 = 0x04;
+    public const uint TUN_F_USO4 = 0x20;
+    public const uint TUN_F_USO6 = 0x40;
+
     // include/uapi/linux/if.h: an interface name's bytes, the terminating NUL included
     public const int IFNAMSIZ = 16;
 

@@ -1,0 +1,22 @@
+using System.Runtime.InteropServices;
+
+namespace Salvo.Interop.Linux;
+
+/// <summary>
+/// An EVP_CIPHER_CTX holding one key. Imports take it as a <see cref="SafeHandle"/>, so a context disposed while
+/// another thread uses it is freed only after that call returns, and later calls throw
+/// <see cref="ObjectDisposedException"/>. EVP_CIPHER_CTX_free wipes the key schedule (OPENSSL_cleanse).
+/// </summary>
+internal sealed class SafeEvpCipherContextHandle : SafeHandle
+{
+    public SafeEvpCipherContextHandle()
+        : base(invalidHandleValue: 0, ownsHandle: true) => SetHandle(Libcrypto.EvpCipherCtxNew());
+
+    public override bool IsInvalid => handle == 0;
+
+    protected override bool ReleaseHandle()
+    {
+        Libcrypto.EvpCipherCtxFree(handle);
+        return true;
+    }
+}
