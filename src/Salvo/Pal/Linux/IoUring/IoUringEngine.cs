@@ -1,0 +1,397 @@
+using System.Collections.Concurrent;
+using System.Runtime.Versioning;
+using Salvo.Interop.Linux;
+
+namespace Salvo.Pal;
+
+// Safety: submission entries come from the ring under _submitLock and are filled before the next enter; the msghdr
+// templates they point at are pinned and held by the slot table until the receive's last completion.
+/// <summary>
+/// One io_uring serving many sockets: each socket's receive is one multishot IORING_OP_RECVMSG picking buffers from two
+/// provided-buffer rings (small and large datagrams), and one thread owns the ring: it submits every receive (so the
+/// kernel's completion work runs on it), waits in io_uring_enter, reaps completions in batches and posts each to its
+/// socket's inbox. Other threads only queue commands and wake it with a NOP.
+/// </summary>
+[SupportedOSPlatform("linux")]
+internal sealed unsafe class IoUringEngine
+{
+    /// <summary>Payload bytes of a small buffer: a datagram of an Ethernet-sized path, with room to spare.</summary>
+    public const int SmallPayloadBytes = 2048;
+
+    /// <summary>Payload bytes of a large buffer: any UDP datagram (65,507 bytes over IPv4).</summary>
+    public const int LargePayloadBytes = 65_536;
+
+    private const int SmallBuffers = 1024;
+    private const int LargeBuffers = 128;
+    private const ulong WakeTag = ulong.MaxValue;
+    private const ulong CancelTag = ulong.MaxValue - 1;
+
+    /// <summary>recvmsg_out, then the name as long as the template's msg_namelen, then the control reserve.</summary>
+    public const int HeaderBytes = 16 + LinuxReceiveVectors.NameStride;
+
+    private readonly IoUringRing _ring;
+    private readonly ProvidedBufferRing _small;
+    private readonly ProvidedBufferRing _large;
+    private readonly Lock _submitLock = new();
+    private readonly ConcurrentQueue<(IoUringReceiver Receiver, Command Command)> _commands = new();
+    private readonly List<IoUringReceiver?> _slots = [];
+    private readonly Stack<int> _freeSlots = new();
+    private readonly List<IoUringReceiver> _starved = [];
+    private int _wakeRequested;
+    private int _smallAvailable = SmallBuffers;
+    private int _largeAvailable = LargeBuffers;
+    private int _starvedCount;
+
+    private IoUringEngine(IoUringRing ring, ProvidedBufferRing small, ProvidedBufferRing large, int index)
+    {
+        _ring = ring;
+        _small = small;
+        _large = large;
+        var thread = new Thread(Run) { IsBackground = true, Name = $"Salvo io_uring {index}" };
+        thread.Start();
+    }
+
+    public enum Command
+    {
+        Arm,
+        Regroup,
+        Close,
+    }
+
+    public int SmallPayload => SmallPayloadBytes;
+
+    /// <summary>Sets up a ring and its two buffer groups; null with the step the kernel refused.</summary>
+    public static IoUringEngine? TryCreate(int index, out string? refusal)
+    {
+        // SUBMIT_ALL (5.18) keeps submitting past an entry that fails at submission; CQSIZE gives a completion ring
+        // deep enough for bursts across thousands of sockets (the kernel keeps overflow with IORING_FEAT_NODROP).
+        ReadOnlySpan<uint> flagSets = [IoUringConstants.IORING_SETUP_SUBMIT_ALL, 0];
+        var ring = IoUringRing.TryCreate(1024, 16_384, flagSets, out var errno);
+        if (ring is null)
+        {
+            refusal = $"io_uring_setup failed with {errno}";
+            return null;
+        }
+
+        var small = ProvidedBufferRing.TryRegister(ring, 0, SmallBuffers, HeaderBytes + ControlMessages.ReceiveStride + SmallPayloadBytes, out errno);
+        var large = small is null ? null : ProvidedBufferRing.TryRegister(ring, 1, LargeBuffers, HeaderBytes + ControlMessages.ReceiveStride + LargePayloadBytes, out errno);
+        if (small is null || large is null)
+        {
+            ring.Dispose();
+            refusal = $"IORING_REGISTER_PBUF_RING failed with {errno} (provided-buffer rings need Linux 5.19)";
+            return null;
+        }
+
+        refusal = null;
+        return new IoUringEngine(ring, small, large, index);
+    }
+
+    /// <summary>The first byte of the buffer an inbox item names.</summary>
+    public byte* BufferOf(in InboxItem item) => (item.Group == _small.GroupId ? _small : _large).BufferAt(item.BufferId);
+
+    /// <summary>Queues a command for the ring's thread and wakes it.</summary>
+    public void Post(IoUringReceiver receiver, Command command)
+    {
+        _commands.Enqueue((receiver, command));
+        Wake();
+    }
+
+    /// <summary>Hands buffers a receiver has copied out back to the kernel; any thread.</summary>
+    public void ReturnBuffers(ReadOnlySpan<InboxItem> items)
+    {
+        Span<ushort> small = stackalloc ushort[items.Length];
+        Span<ushort> large = stackalloc ushort[items.Length];
+        int smallCount = 0, largeCount = 0;
+        foreach (var item in items)
+        {
+            if (item.Error != Errno.None)
+            {
+                continue;
+            }
+
+            if (item.Group == _small.GroupId)
+            {
+                small[smallCount++] = item.BufferId;
+            }
+            else
+            {
+                large[largeCount++] = item.BufferId;
+            }
+        }
+
+        if (smallCount > 0)
+        {
+            _small.Return(small[..smallCount]);
+            Interlocked.Add(ref _smallAvailable, smallCount);
+        }
+
+        if (largeCount > 0)
+        {
+            _large.Return(large[..largeCount]);
+            Interlocked.Add(ref _largeAvailable, largeCount);
+        }
+
+        if (smallCount + largeCount > 0 && Volatile.Read(ref _starvedCount) > 0)
+        {
+            Wake();
+        }
+    }
+
+    private void Wake()
+    {
+        if (Interlocked.Exchange(ref _wakeRequested, 1) != 0)
+        {
+            return;
+        }
+
+        lock (_submitLock)
+        {
+            var sqe = NextSqe();
+            sqe->Opcode = IoUringConstants.IORING_OP_NOP;
+            sqe->UserData = WakeTag;
+            _ = _ring.Enter(0);
+        }
+    }
+
+    /// <summary>A free submission entry; submits what is queued first when all are taken. Under <see cref="_submitLock"/>.</summary>
+    private IoUringSqe* NextSqe()
+    {
+        var sqe = _ring.TryGetSqe();
+        while (sqe is null)
+        {
+            _ = _ring.Enter(0);
+            sqe = _ring.TryGetSqe();
+            if (sqe is null)
+            {
+                Thread.Yield();
+            }
+        }
+
+        return sqe;
+    }
+
+    private void Run()
+    {
+        var completions = new IoUringCqe[256];
+        while (true)
+        {
+            RunCommands();
+            RearmStarved();
+            lock (_submitLock)
+            {
+                _ = _ring.Enter(0);
+            }
+
+            var count = _ring.Reap(completions);
+            if (count == 0)
+            {
+                // EINTR and the like: the loop looks at the ring again either way.
+                _ = _ring.WaitForCompletions(1);
+                continue;
+            }
+
+            for (var i = 0; i < count; i++)
+            {
+                Dispatch(completions[i]);
+            }
+        }
+    }
+
+    private void RunCommands()
+    {
+        while (_commands.TryDequeue(out var next))
+        {
+            var receiver = next.Receiver;
+            switch (next.Command)
+            {
+                case Command.Arm when !receiver.IsDisposed && !receiver.Armed && !receiver.Starved:
+                    Arm(receiver);
+                    break;
+                case Command.Regroup when receiver.Armed && receiver.ArmedBuffers != _large:
+                    // Cancelled, the receive ends; its last completion re-arms it in the large group.
+                    Cancel(receiver);
+                    break;
+                case Command.Close when receiver.Armed:
+                    Cancel(receiver);
+                    break;
+                case Command.Close:
+                    Release(receiver);
+                    break;
+            }
+        }
+    }
+
+    private void RearmStarved()
+    {
+        if (_starved.Count == 0)
+        {
+            return;
+        }
+
+        for (var i = _starved.Count - 1; i >= 0; i--)
+        {
+            var receiver = _starved[i];
+            var available = receiver.WantsLarge ? Volatile.Read(ref _largeAvailable) : Volatile.Read(ref _smallAvailable);
+            if (available <= 0)
+            {
+                continue;
+            }
+
+            _starved.RemoveAt(i);
+            receiver.Starved = false;
+            if (!receiver.IsDisposed)
+            {
+                Arm(receiver);
+            }
+        }
+
+        Volatile.Write(ref _starvedCount, _starved.Count);
+    }
+
+    private void Arm(IoUringReceiver receiver)
+    {
+        if (receiver.Slot < 0)
+        {
+            var added = false;
+            receiver.Socket.DangerousAddRef(ref added);
+            receiver.HoldsSocket = added;
+            receiver.Slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : _slots.Count;
+            if (receiver.Slot == _slots.Count)
+            {
+                _slots.Add(receiver);
+            }
+            else
+            {
+                _slots[receiver.Slot] = receiver;
+            }
+        }
+
+        var buffers = receiver.WantsLarge ? _large : _small;
+        receiver.ArmedBuffers = buffers;
+        receiver.Armed = true;
+        lock (_submitLock)
+        {
+            var sqe = NextSqe();
+            sqe->Opcode = IoUringConstants.IORING_OP_RECVMSG;
+            sqe->Fd = (int)receiver.Socket.DangerousGetHandle();
+            sqe->Address = (ulong)receiver.Template;
+            sqe->IoPriority = IoUringConstants.IORING_RECV_MULTISHOT;
+            sqe->Flags = IoUringConstants.IOSQE_BUFFER_SELECT;
+            sqe->BufferGroup = buffers.GroupId;
+            sqe->UserData = (ulong)receiver.Slot + 1;
+        }
+    }
+
+    private void Cancel(IoUringReceiver receiver)
+    {
+        lock (_submitLock)
+        {
+            var sqe = NextSqe();
+            sqe->Opcode = IoUringConstants.IORING_OP_ASYNC_CANCEL;
+            sqe->Fd = -1;
+            sqe->Address = (ulong)receiver.Slot + 1;
+            sqe->UserData = CancelTag;
+        }
+    }
+
+    private void Release(IoUringReceiver receiver)
+    {
+        if (receiver.Starved)
+        {
+            receiver.Starved = false;
+            _starved.Remove(receiver);
+            Volatile.Write(ref _starvedCount, _starved.Count);
+        }
+
+        if (receiver.Slot >= 0)
+        {
+            _slots[receiver.Slot] = null;
+            _freeSlots.Push(receiver.Slot);
+            receiver.Slot = -1;
+        }
+
+        if (receiver.HoldsSocket)
+        {
+            receiver.HoldsSocket = false;
+            receiver.Socket.DangerousRelease();
+        }
+    }
+
+    private void Dispatch(in IoUringCqe completion)
+    {
+        if (completion.UserData == WakeTag)
+        {
+            Volatile.Write(ref _wakeRequested, 0);
+            return;
+        }
+
+        if (completion.UserData == CancelTag || completion.UserData == 0 || (int)(completion.UserData - 1) >= _slots.Count)
+        {
+            return;
+        }
+
+        var receiver = _slots[(int)(completion.UserData - 1)];
+        if (receiver is null)
+        {
+            return;
+        }
+
+        var more = (completion.Flags & IoUringConstants.IORING_CQE_F_MORE) != 0;
+        var starved = false;
+        if ((completion.Flags & IoUringConstants.IORING_CQE_F_BUFFER) != 0)
+        {
+            var buffers = receiver.ArmedBuffers!;
+            Interlocked.Decrement(ref buffers == _small ? ref _smallAvailable : ref _largeAvailable);
+            var item = new InboxItem(buffers.GroupId, (ushort)(completion.Flags >> IoUringConstants.IORING_CQE_BUFFER_SHIFT), completion.Result, Errno.None);
+            if (!receiver.Inbox.Post(item))
+            {
+                ReturnBuffers([item]);
+            }
+        }
+        else if (completion.Result < 0)
+        {
+            var errno = (Errno)(-completion.Result);
+            switch (errno)
+            {
+                case Errno.ENOBUFS:
+                    // Every buffer of the group is out: the receive ended; it is armed again once some come back.
+                    starved = true;
+                    break;
+                case Errno.ECANCELED:
+                    break;
+                case Errno.ECONNREFUSED or Errno.EHOSTUNREACH or Errno.ENETUNREACH:
+                    // An ICMP error on a connected socket: counted, and receiving goes on (as on the batched backend).
+                    receiver.Counters.OnIcmpError();
+                    break;
+                default:
+                    // Reported to the next receive, which arms the socket again: an error that repeats (a kernel without
+                    // multishot recvmsg answers EINVAL) costs one completion per receive call, not a loop here.
+                    _ = receiver.Inbox.Post(new InboxItem(0, 0, 0, errno));
+                    receiver.Armed = false;
+                    receiver.RearmOnNextReceive();
+                    return;
+            }
+        }
+
+        if (more)
+        {
+            return;
+        }
+
+        receiver.Armed = false;
+        if (receiver.IsDisposed)
+        {
+            Release(receiver);
+        }
+        else if (starved)
+        {
+            receiver.Starved = true;
+            _starved.Add(receiver);
+            Volatile.Write(ref _starvedCount, _starved.Count);
+        }
+        else
+        {
+            Arm(receiver);
+        }
+    }
+}
