@@ -31,6 +31,9 @@ internal sealed class IoUringDatagramPal : DatagramPal
         _receiver = new IoUringReceiver(engine, socket.SafeHandle, counters, options.ReceivePacketInformation || options.ReceiveEcn);
     }
 
+    /// <summary>The batched backend on the same socket, which sends (through the ring) and holds the options.</summary>
+    internal LinuxDatagramPal Batched => _batched;
+
     /// <summary>GRO is off: a coalesced buffer would need every provided buffer to hold 64 segments.</summary>
     public override DatagramCapabilities Capabilities => _batched.Capabilities with { Gro = false };
 

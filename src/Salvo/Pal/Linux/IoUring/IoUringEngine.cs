@@ -252,9 +252,16 @@ internal sealed unsafe class IoUringEngine
     {
         if (receiver.Slot < 0)
         {
-            var added = false;
-            receiver.Socket.DangerousAddRef(ref added);
-            receiver.HoldsSocket = added;
+            try
+            {
+                receiver.Socket.Acquire();
+            }
+            catch (ObjectDisposedException)
+            {
+                // Closed before its first receive was armed: nothing to receive, nothing to hold.
+                return;
+            }
+
             receiver.Slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : _slots.Count;
             if (receiver.Slot == _slots.Count)
             {
@@ -273,7 +280,7 @@ internal sealed unsafe class IoUringEngine
         {
             var sqe = NextSqe();
             sqe->Opcode = IoUringConstants.IORING_OP_RECVMSG;
-            sqe->Fd = (int)receiver.Socket.DangerousGetHandle();
+            sqe->Fd = receiver.Socket.Descriptor;
             sqe->Address = (ulong)receiver.Template;
             sqe->IoPriority = IoUringConstants.IORING_RECV_MULTISHOT;
             sqe->Flags = IoUringConstants.IOSQE_BUFFER_SELECT;
@@ -310,11 +317,7 @@ internal sealed unsafe class IoUringEngine
             receiver.Slot = -1;
         }
 
-        if (receiver.HoldsSocket)
-        {
-            receiver.HoldsSocket = false;
-            receiver.Socket.DangerousRelease();
-        }
+        receiver.Socket.Release();
     }
 
     private void Dispatch(in IoUringCqe completion)

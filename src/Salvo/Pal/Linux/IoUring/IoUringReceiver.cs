@@ -21,7 +21,7 @@ internal sealed unsafe class IoUringReceiver
     public IoUringReceiver(IoUringEngine engine, SafeHandle socket, SocketCounters counters, bool wantControl)
     {
         Engine = engine;
-        Socket = socket;
+        Socket = new DescriptorHold(socket);
         Counters = counters;
         ControlReserve = wantControl ? ControlMessages.ReceiveStride : 0;
         // Safety: the template is on the pinned object heap and lives as long as this receiver, which the engine's
@@ -34,7 +34,8 @@ internal sealed unsafe class IoUringReceiver
 
     public IoUringEngine Engine { get; }
 
-    public SafeHandle Socket { get; }
+    /// <summary>The socket's descriptor, held from the first arm to the receive's last completion.</summary>
+    public DescriptorHold Socket { get; }
 
     public SocketCounters Counters { get; }
 
@@ -58,8 +59,6 @@ internal sealed unsafe class IoUringReceiver
     internal bool Starved { get; set; }
 
     internal ProvidedBufferRing? ArmedBuffers { get; set; }
-
-    internal bool HoldsSocket { get; set; }
 
     /// <summary>Arms the multishot receive at the first receive, in the buffer group that fits <paramref name="bufferSize"/>.</summary>
     public void EnsureArmed(int bufferSize)

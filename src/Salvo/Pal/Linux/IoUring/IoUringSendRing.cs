@@ -52,6 +52,9 @@ internal sealed unsafe class IoUringSendRing
         }
     }
 
+    /// <summary>Whether this thread has set up its ring (it does at its first send through one).</summary>
+    internal static bool ExistsOnThisThread => t_ring is not null;
+
     /// <summary>Sends up to <paramref name="count"/> messages; returns sendmmsg's result and errno.</summary>
     /// <exception cref="ObjectDisposedException">The socket was closed.</exception>
     public int Send(SafeHandle socket, MMsgHdr* messages, uint count, out Errno errno)

@@ -1,0 +1,183 @@
+using System.Buffers.Binary;
+using System.Net;
+using System.Runtime.Versioning;
+using Salvo.Pal;
+
+namespace Salvo.Tests.Sockets;
+
+/// <summary>What is particular to the io_uring backend: shared buffers running out, GSO through the ring, the ring per sending thread, release at dispose.</summary>
+[SupportedOSPlatform("linux")]
+public sealed class IoUringBackendTests
+{
+    private static DatagramSocket Open(bool gso = true, IPAddress? address = null, bool packetInfo = false, bool ecn = false, DatagramBackend backend = DatagramBackend.IoUring) => new(new DatagramSocketOptions
+    {
+        LocalEndPoint = new IPEndPoint(address ?? IPAddress.Loopback, 0),
+        Backend = backend,
+        ReceiveBufferSize = 4 << 20,
+        Gso = gso,
+        ReceivePacketInformation = packetInfo,
+        ReceiveEcn = ecn,
+    });
+
+    [IoUringFact]
+    public async Task MoreDatagramsThanProvidedBuffers_QueuedWhileNobodyReceives_AllArrive()
+    {
+        // 1,024 small buffers per ring: 3,000 datagrams queued at once run the group dry, which ends the multishot
+        // receive with ENOBUFS; the ring's thread must arm it again as buffers come back, or the rest never arrive.
+        const int Count = 3_000;
+        using var receiver = Open();
+        using var sender = Open(gso: false);
+        var received = new ReceiveBatch(capacity: 64, bufferSize: 64);
+        Assert.Equal(0, receiver.Receive(received, TimeSpan.Zero));
+
+        var batch = new SendBatch(capacity: 50, maxDatagramSize: 8);
+        for (var i = 0; i < Count; i += batch.Count)
+        {
+            batch.Clear();
+            for (var j = i; j < i + 50; j++)
+            {
+                Assert.True(batch.TryAdd(8, receiver.LocalAddress, out var payload));
+                BinaryPrimitives.WriteInt64LittleEndian(payload, j);
+            }
+
+            Assert.Equal(50, sender.Send(batch));
+        }
+
+        var seen = new bool[Count];
+        var total = 0;
+        while (total < Count)
+        {
+            var got = await receiver.ReceiveAsync(received).AsTask().WaitAsync(TimeSpan.FromSeconds(10));
+            foreach (var datagram in received)
+            {
+                seen[BinaryPrimitives.ReadInt64LittleEndian(datagram.Payload)] = true;
+            }
+
+            total += got;
+        }
+
+        Assert.All(seen, Assert.True);
+        Assert.Equal(0, receiver.Receive(received, TimeSpan.FromMilliseconds(20)));
+    }
+
+    [IoUringFact]
+    public async Task GsoRun_GoesThroughTheRingAsOneMessage_AndArrivesInOrder()
+    {
+        using var receiver = Open();
+        using var sender = Open();
+        Assert.True(sender.Capabilities.Gso);
+        var batch = new SendBatch(capacity: 64, maxDatagramSize: 1380);
+        for (var i = 0; i < 64; i++)
+        {
+            Assert.True(batch.TryAdd(1380, receiver.LocalAddress, out var payload));
+            BinaryPrimitives.WriteInt32LittleEndian(payload, i);
+        }
+
+        Assert.Equal(64, await sender.SendAsync(batch));
+        Assert.Equal(1, sender.GetStatistics().SendCalls);
+        var values = new List<int>();
+        var received = new ReceiveBatch(capacity: 64, bufferSize: 2048);
+        while (values.Count < 64)
+        {
+            await receiver.ReceiveAsync(received).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+            values.AddRange(received.Cast().Select(d => BinaryPrimitives.ReadInt32LittleEndian(d.Payload)));
+            Assert.All(received.Cast(), d => Assert.Equal(1380, d.Payload.Length));
+        }
+
+        Assert.Equal(Enumerable.Range(0, 64), values);
+    }
+
+    [IoUringFact]
+    public async Task GsoMessageTheKernelRejects_ThroughTheRing_FallsBackWithoutLosingADatagram()
+    {
+        using var receiver = Open();
+        using var sender = Open();
+        // A malformed UDP_SEGMENT control message: the kernel answers EINVAL in the sendmsg entry's completion.
+        ((IoUringDatagramPal)sender.Pal).Batched.CorruptNextGsoSendForTesting = true;
+        var batch = new SendBatch(capacity: 64, maxDatagramSize: 100);
+        for (var i = 0; i < 64; i++)
+        {
+            Assert.True(batch.TryAdd(100, receiver.LocalAddress, out var payload));
+            BinaryPrimitives.WriteInt32LittleEndian(payload, i);
+        }
+
+        Assert.Equal(64, await sender.SendAsync(batch));
+        Assert.Equal(1, sender.GetStatistics().GsoFallbacks);
+        var values = new List<int>();
+        var received = new ReceiveBatch(capacity: 64, bufferSize: 2048);
+        while (values.Count < 64)
+        {
+            await receiver.ReceiveAsync(received).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+            values.AddRange(received.Cast().Select(d => BinaryPrimitives.ReadInt32LittleEndian(d.Payload)));
+        }
+
+        Assert.Equal(Enumerable.Range(0, 64), values);
+    }
+
+    [IoUringFact]
+    public async Task SourceAddressAndEcnBits_SentAndReceivedThroughTheRings_ArriveAsSent()
+    {
+        using var receiver = Open(ecn: true, packetInfo: true);
+        using var sender = Open(address: IPAddress.Any);
+        var batch = new SendBatch(capacity: 2, maxDatagramSize: 16);
+        var source = DatagramAddress.Create(IPAddress.Parse("127.0.0.3"), 0);
+        Assert.True(batch.TryAdd(new byte[] { 7 }, receiver.LocalAddress, source, EcnCodepoint.Ect0));
+        Assert.True(batch.TryAdd(new byte[] { 8 }, receiver.LocalAddress, default, EcnCodepoint.CongestionExperienced));
+        Assert.Equal(2, await sender.SendAsync(batch));
+
+        var got = new ReceiveBatch(capacity: 2, bufferSize: 64);
+        var datagrams = new List<ReceivedDatagram>();
+        while (datagrams.Count < 2)
+        {
+            await receiver.ReceiveAsync(got).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+            datagrams.AddRange(got.Cast());
+        }
+
+        Assert.Equal(IPAddress.Parse("127.0.0.3"), datagrams[0].Source.ToIPAddress());
+        Assert.Equal(EcnCodepoint.Ect0, datagrams[0].Ecn);
+        Assert.Equal(EcnCodepoint.CongestionExperienced, datagrams[1].Ecn);
+        Assert.Equal(receiver.LocalAddress, datagrams[1].Destination);
+    }
+
+    [IoUringFact]
+    public void Sends_UseARingOfTheSendingThread_NotOnePerSocket()
+    {
+        using var receiver = Open();
+        var found = new bool[2];
+        var thread = new Thread(() =>
+        {
+            using var batched = Open(backend: DatagramBackend.LinuxBatched);
+            using var uring = Open();
+            var batch = new SendBatch(capacity: 1, maxDatagramSize: 8);
+            batch.Add(new byte[8], receiver.LocalAddress);
+            batched.Send(batch);
+            found[0] = IoUringSendRing.ExistsOnThisThread;
+            uring.Send(batch);
+            found[1] = IoUringSendRing.ExistsOnThisThread;
+        });
+        thread.Start();
+        Assert.True(thread.Join(TimeSpan.FromSeconds(10)));
+        Assert.Equal(new[] { false, true }, found);
+    }
+
+    [IoUringFact]
+    public async Task Dispose_AfterReceiving_ReleasesTheDescriptor_SoThePortCanBeBoundAgain()
+    {
+        var socket = Open();
+        var port = socket.LocalEndPoint.Port;
+        using (var sender = Open())
+        {
+            await sender.SendToAsync(new byte[] { 1 }, socket.LocalAddress);
+        }
+
+        Assert.Equal(1, await socket.ReceiveAsync(new ReceiveBatch(capacity: 1, bufferSize: 16)).AsTask().WaitAsync(TimeSpan.FromSeconds(5)));
+
+        // The ring's thread holds a reference on the descriptor while the multishot receive lives, and the runtime's
+        // Socket.Dispose waits for the last reference: it returns only once the ring has let go.
+        await Task.Run(socket.Dispose).WaitAsync(TimeSpan.FromSeconds(5));
+        using var again = Rebind(port);
+        Assert.Equal(port, again.LocalEndPoint.Port);
+    }
+
+    private static DatagramSocket Rebind(int port) => DatagramSocket.Bind(new IPEndPoint(IPAddress.Loopback, port), DatagramBackend.LinuxBatched);
+}
