@@ -21,8 +21,11 @@ internal sealed unsafe class IoUringEngine
     /// <summary>Payload bytes of a large buffer: any UDP datagram (65,507 bytes over IPv4).</summary>
     public const int LargePayloadBytes = 65_536;
 
-    private const int SmallBuffers = 1024;
-    private const int LargeBuffers = 128;
+    // 4,096 small buffers (9 MiB): at 64 bytes on loopback a 1,024-buffer group ran dry 216 times in 2 s behind a
+    // receiver that lagged by a batch or two, ending the multishot receive each time; 4,096 ran dry 3 to 19 times.
+    // Large buffers are for the rare socket that receives into full-size batches: 64 of them are 4.2 MiB.
+    private const int SmallBuffers = 4096;
+    private const int LargeBuffers = 64;
     private const ulong WakeTag = ulong.MaxValue;
     private const ulong CancelTag = ulong.MaxValue - 1;
 
