@@ -67,25 +67,9 @@ public sealed class IoUringBackendTests
         using var receiver = Open();
         using var sender = Open();
         Assert.True(sender.Capabilities.Gso);
-        var batch = new SendBatch(capacity: 64, maxDatagramSize: 1380);
-        for (var i = 0; i < 64; i++)
-        {
-            Assert.True(batch.TryAdd(1380, receiver.LocalAddress, out var payload));
-            BinaryPrimitives.WriteInt32LittleEndian(payload, i);
-        }
-
-        Assert.Equal(64, await sender.SendAsync(batch));
+        Assert.Equal(64, await sender.SendAsync(NumberedRun(receiver.LocalAddress, 1380)));
         Assert.Equal(1, sender.GetStatistics().SendCalls);
-        var values = new List<int>();
-        var received = new ReceiveBatch(capacity: 64, bufferSize: 2048);
-        while (values.Count < 64)
-        {
-            await receiver.ReceiveAsync(received).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
-            values.AddRange(received.Cast().Select(d => BinaryPrimitives.ReadInt32LittleEndian(d.Payload)));
-            Assert.All(received.Cast(), d => Assert.Equal(1380, d.Payload.Length));
-        }
-
-        Assert.Equal(Enumerable.Range(0, 64), values);
+        Assert.Equal(Enumerable.Range(0, 64), await ReceiveNumbers(receiver, 64, length: 1380));
     }
 
     [IoUringFact]
@@ -95,24 +79,9 @@ public sealed class IoUringBackendTests
         using var sender = Open();
         // A malformed UDP_SEGMENT control message: the kernel answers EINVAL in the sendmsg entry's completion.
         ((IoUringDatagramPal)sender.Pal).Batched.CorruptNextGsoSendForTesting = true;
-        var batch = new SendBatch(capacity: 64, maxDatagramSize: 100);
-        for (var i = 0; i < 64; i++)
-        {
-            Assert.True(batch.TryAdd(100, receiver.LocalAddress, out var payload));
-            BinaryPrimitives.WriteInt32LittleEndian(payload, i);
-        }
-
-        Assert.Equal(64, await sender.SendAsync(batch));
+        Assert.Equal(64, await sender.SendAsync(NumberedRun(receiver.LocalAddress, 100)));
         Assert.Equal(1, sender.GetStatistics().GsoFallbacks);
-        var values = new List<int>();
-        var received = new ReceiveBatch(capacity: 64, bufferSize: 2048);
-        while (values.Count < 64)
-        {
-            await receiver.ReceiveAsync(received).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
-            values.AddRange(received.Cast().Select(d => BinaryPrimitives.ReadInt32LittleEndian(d.Payload)));
-        }
-
-        Assert.Equal(Enumerable.Range(0, 64), values);
+        Assert.Equal(Enumerable.Range(0, 64), await ReceiveNumbers(receiver, 64, length: 100));
     }
 
     [IoUringFact]
@@ -120,23 +89,7 @@ public sealed class IoUringBackendTests
     {
         using var receiver = Open(ecn: true, packetInfo: true);
         using var sender = Open(address: IPAddress.Any);
-        var batch = new SendBatch(capacity: 2, maxDatagramSize: 16);
-        var source = DatagramAddress.Create(IPAddress.Parse("127.0.0.3"), 0);
-        Assert.True(batch.TryAdd(new byte[] { 7 }, receiver.LocalAddress, source, EcnCodepoint.Ect0));
-        Assert.True(batch.TryAdd(new byte[] { 8 }, receiver.LocalAddress, default, EcnCodepoint.CongestionExperienced));
-        Assert.Equal(2, await sender.SendAsync(batch));
-
-        var got = new ReceiveBatch(capacity: 2, bufferSize: 64);
-        var datagrams = new List<ReceivedDatagram>();
-        while (datagrams.Count < 2)
-        {
-            await receiver.ReceiveAsync(got).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
-            datagrams.AddRange(got.Cast());
-        }
-
-        Assert.Equal(IPAddress.Parse("127.0.0.3"), datagrams[0].Source.ToIPAddress());
-        Assert.Equal(EcnCodepoint.Ect0, datagrams[0].Ecn);
-        Assert.Equal(EcnCodepoint.CongestionExperienced, datagrams[1].Ecn);
+        var datagrams = await OffloadTests.AssertSourceAndEcnArriveAsSent(sender, receiver);
         Assert.Equal(receiver.LocalAddress, datagrams[1].Destination);
     }
 
@@ -178,6 +131,34 @@ public sealed class IoUringBackendTests
         await Task.Run(socket.Dispose).WaitAsync(TimeSpan.FromSeconds(5));
         using var again = Rebind(port);
         Assert.Equal(port, again.LocalEndPoint.Port);
+    }
+
+    /// <summary>64 datagrams of <paramref name="length"/> bytes numbered 0 to 63: one GSO run.</summary>
+    private static SendBatch NumberedRun(DatagramAddress destination, int length)
+    {
+        var batch = new SendBatch(capacity: 64, maxDatagramSize: length);
+        for (var i = 0; i < 64; i++)
+        {
+            Assert.True(batch.TryAdd(length, destination, out var payload));
+            BinaryPrimitives.WriteInt32LittleEndian(payload, i);
+        }
+
+        return batch;
+    }
+
+    /// <summary>The numbers of the next <paramref name="count"/> datagrams, each checked to be <paramref name="length"/> bytes.</summary>
+    private static async Task<List<int>> ReceiveNumbers(DatagramSocket receiver, int count, int length)
+    {
+        var values = new List<int>();
+        var received = new ReceiveBatch(capacity: 64, bufferSize: 2048);
+        while (values.Count < count)
+        {
+            await receiver.ReceiveAsync(received).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+            Assert.All(received.Cast(), d => Assert.Equal(length, d.Payload.Length));
+            values.AddRange(received.Cast().Select(d => BinaryPrimitives.ReadInt32LittleEndian(d.Payload)));
+        }
+
+        return values;
     }
 
     private static DatagramSocket Rebind(int port) => DatagramSocket.Bind(new IPEndPoint(IPAddress.Loopback, port), DatagramBackend.LinuxBatched);

@@ -67,7 +67,7 @@ internal sealed class IoUringDatagramPal : DatagramPal
                 return 0;
             }
 
-            _ = _receiver.Inbox.WaitBlocking(slice);
+            _receiver.Inbox.WaitBlocking(slice);
         }
     }
 

@@ -1,5 +1,5 @@
-using System.Threading.Tasks.Sources;
 using Salvo.Interop.Linux;
+using Salvo.Internal;
 
 namespace Salvo.Pal;
 
@@ -11,27 +11,22 @@ internal readonly record struct InboxItem(ushort Group, ushort BufferId, int Len
 
 /// <summary>
 /// The completions waiting for one socket's receiver, filled by its ring's thread and taken by whoever receives: a
-/// queue under a lock (held for a copy of a few words), one awaitable wait for the async model, and Monitor waits for
-/// the blocking one. The queue grows only while more completions are pending than ever before, so steady state
-/// allocates nothing.
+/// queue under a lock (held for a copy of a few words) and a <see cref="WaitSignal"/>, set when the queue stops being
+/// empty or the inbox closes, awaited in the async model and waited on by a dedicated thread. The queue grows only
+/// while more completions are pending than ever before, so steady state allocates nothing.
 /// </summary>
-internal sealed class IoUringInbox : IValueTaskSource<bool>
+internal sealed class IoUringInbox
 {
-    // A plain object, not a Lock: the blocking waits use Monitor.Wait on it.
-    private readonly object _gate = new();
-    private ManualResetValueTaskSourceCore<bool> _waiter = new() { RunContinuationsAsynchronously = true };
-    private CancellationTokenRegistration _registration;
+    private readonly Lock _gate = new();
+    private readonly WaitSignal _signal = new();
     private InboxItem[] _items = new InboxItem[16];
     private int _head;
     private int _count;
-    private bool _asyncWaiting;
-    private int _blockedWaiters;
     private bool _closed;
 
-    /// <summary>Queues a completion and wakes a waiter; false when the inbox is closed (the caller keeps the buffer).</summary>
+    /// <summary>Queues a completion and wakes the waiter; false when the inbox is closed (the caller keeps the buffer).</summary>
     public bool Post(in InboxItem item)
     {
-        bool wake;
         lock (_gate)
         {
             if (_closed)
@@ -45,20 +40,14 @@ internal sealed class IoUringInbox : IValueTaskSource<bool>
             }
 
             _items[(_head + _count) % _items.Length] = item;
-            _count++;
-            wake = _asyncWaiting;
-            _asyncWaiting = false;
-            if (_blockedWaiters > 0)
+            if (++_count > 1)
             {
-                Monitor.PulseAll(_gate);
+                // The receiver was signalled when the queue stopped being empty; it waits only once it is empty again.
+                return true;
             }
         }
 
-        if (wake)
-        {
-            _waiter.SetResult(true);
-        }
-
+        _signal.Set();
         return true;
     }
 
@@ -93,17 +82,13 @@ internal sealed class IoUringInbox : IValueTaskSource<bool>
         }
     }
 
-    /// <summary>Closes the inbox: waiters wake (they then see the socket disposed); returns what was still queued.</summary>
+    /// <summary>Closes the inbox and wakes the waiter (which then sees the socket disposed); returns what was still queued.</summary>
     public int Close(Span<InboxItem> leftover, out bool more)
     {
-        bool wake;
         int taken;
         lock (_gate)
         {
             _closed = true;
-            wake = _asyncWaiting;
-            _asyncWaiting = false;
-            Monitor.PulseAll(_gate);
             taken = 0;
             while (taken < leftover.Length && _count > 0)
             {
@@ -116,86 +101,15 @@ internal sealed class IoUringInbox : IValueTaskSource<bool>
             more = _count > 0;
         }
 
-        if (wake)
-        {
-            _waiter.SetResult(false);
-        }
-
+        _signal.Set();
         return taken;
     }
 
-    /// <summary>
-    /// Completes when an item is queued or the inbox closes; completes at once when either is already so. One async
-    /// waiter at a time (a socket has one receive loop per batch; see docs/design.md).
-    /// </summary>
-    public ValueTask<bool> WaitAsync(CancellationToken cancellationToken)
-    {
-        lock (_gate)
-        {
-            if (_count > 0 || _closed)
-            {
-                return new(true);
-            }
+    /// <summary>Completes once an item may be queued or the inbox closed (the caller looks again); one waiter at a time.</summary>
+    public ValueTask WaitAsync(CancellationToken cancellationToken) => _signal.WaitAsync(cancellationToken);
 
-            if (_asyncWaiting)
-            {
-                throw new InvalidOperationException("The IoUring backend takes one pending ReceiveAsync per socket at a time.");
-            }
-
-            _waiter.Reset();
-            _asyncWaiting = true;
-        }
-
-        if (cancellationToken.CanBeCanceled)
-        {
-            _registration = cancellationToken.UnsafeRegister(static (state, token) => ((IoUringInbox)state!).CancelWait(token), this);
-        }
-
-        return new(this, _waiter.Version);
-    }
-
-    /// <summary>Blocks up to <paramref name="milliseconds"/> for an item or the close; true when one is queued.</summary>
-    public bool WaitBlocking(int milliseconds)
-    {
-        lock (_gate)
-        {
-            if (_count == 0 && !_closed && milliseconds > 0)
-            {
-                _blockedWaiters++;
-                Monitor.Wait(_gate, milliseconds);
-                _blockedWaiters--;
-            }
-
-            return _count > 0;
-        }
-    }
-
-    bool IValueTaskSource<bool>.GetResult(short token)
-    {
-        _registration.Dispose();
-        _registration = default;
-        return _waiter.GetResult(token);
-    }
-
-    ValueTaskSourceStatus IValueTaskSource<bool>.GetStatus(short token) => _waiter.GetStatus(token);
-
-    void IValueTaskSource<bool>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _waiter.OnCompleted(continuation, state, token, flags);
-
-    private void CancelWait(CancellationToken token)
-    {
-        lock (_gate)
-        {
-            if (!_asyncWaiting)
-            {
-                return;
-            }
-
-            _asyncWaiting = false;
-        }
-
-        _waiter.SetException(new OperationCanceledException(token));
-    }
+    /// <summary>Blocks up to <paramref name="milliseconds"/> for an item or the close.</summary>
+    public void WaitBlocking(int milliseconds) => _ = _signal.Wait(milliseconds);
 
     private void Grow()
     {
