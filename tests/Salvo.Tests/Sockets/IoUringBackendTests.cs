@@ -133,6 +133,61 @@ public sealed class IoUringBackendTests
         Assert.Equal(port, again.LocalEndPoint.Port);
     }
 
+    [IoUringFact]
+    public void SocketClaimedByAThread_IsReceivedThroughThatThreadsOwnRing_AndItsDisposeReleasesThePort()
+    {
+        var socket = Open();
+        var port = socket.LocalEndPoint.Port;
+        using var sender = Open(gso: false);
+        int? owner = null;
+        var threadId = 0;
+        var received = 0;
+        Exception? failure = null;
+        using var ready = new ManualResetEventSlim();
+        var thread = new Thread(() =>
+        {
+            threadId = Environment.CurrentManagedThreadId;
+            socket.ReceiveOnThisThreadOnly();
+            owner = ((IoUringDatagramPal)socket.Pal).Receiver?.Engine.OwnerThreadId;
+            var batch = new ReceiveBatch(capacity: 64, bufferSize: 64);
+            ready.Set();
+            try
+            {
+                while (true)
+                {
+                    received += socket.Receive(batch, Timeout.InfiniteTimeSpan);
+                }
+            }
+            catch (Exception e)
+            {
+                failure = e;
+            }
+        });
+        thread.Start();
+        ready.Wait();
+        var batch = new SendBatch(capacity: 50, maxDatagramSize: 8);
+        for (var i = 0; i < 50; i++)
+        {
+            batch.Add(new byte[8], socket.LocalAddress);
+        }
+
+        Assert.Equal(50, sender.Send(batch));
+        for (var wait = 0; Volatile.Read(ref received) < 50 && wait < 500; wait++)
+        {
+            Thread.Sleep(10);
+        }
+
+        Assert.Equal(50, Volatile.Read(ref received));
+        Assert.Equal(threadId, owner);
+
+        // A dispose from another thread wakes the owner, which cancels its receive before it leaves: the port is free.
+        socket.Dispose();
+        Assert.True(thread.Join(TimeSpan.FromSeconds(1)), "the owner thread did not wake at dispose");
+        Assert.IsType<ObjectDisposedException>(failure);
+        using var again = Rebind(port);
+        Assert.Equal(port, again.LocalEndPoint.Port);
+    }
+
     /// <summary>64 datagrams of <paramref name="length"/> bytes numbered 0 to 63: one GSO run.</summary>
     private static SendBatch NumberedRun(DatagramAddress destination, int length)
     {

@@ -22,7 +22,7 @@ internal sealed class LinuxPlatform : Platform
         {
             if (IoUringEngines.Refusal is null)
             {
-                return new IoUringDatagramPal(socket, counters, options, IoUringEngines.Next());
+                return new IoUringDatagramPal(socket, counters, options);
             }
 
             IoUringFallbackLog.Once(options.Logger, IoUringEngines.Refusal);

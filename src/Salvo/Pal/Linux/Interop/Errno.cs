@@ -20,6 +20,7 @@ internal enum Errno
     ENODEV = 19,
     EINVAL = 22,
     ENOSYS = 38,
+    ETIME = 62,
     ENOTSOCK = 88,
     EDESTADDRREQ = 89,
     EMSGSIZE = 90,

@@ -20,19 +20,23 @@ internal sealed class IoUringDatagramPal : DatagramPal
     private const int TakeChunk = 64;
 
     private readonly LinuxDatagramPal _batched;
-    private readonly IoUringReceiver _receiver;
     private readonly int _localPort;
+    private readonly bool _wantControl;
+    private IoUringReceiver? _receiver;
 
-    public IoUringDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options, IoUringEngine engine)
+    public IoUringDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options)
         : base(socket, counters, options)
     {
         _batched = new LinuxDatagramPal(socket, counters, options, sendsThroughRing: true);
         _localPort = ((System.Net.IPEndPoint)socket.LocalEndPoint!).Port;
-        _receiver = new IoUringReceiver(engine, socket.SafeHandle, counters, options.ReceivePacketInformation || options.ReceiveEcn);
+        _wantControl = options.ReceivePacketInformation || options.ReceiveEcn;
     }
 
     /// <summary>The batched backend on the same socket, which sends (through the ring) and holds the options.</summary>
     internal LinuxDatagramPal Batched => _batched;
+
+    /// <summary>The socket's receiver, once a receive or a claiming thread made it.</summary>
+    internal IoUringReceiver? Receiver => Volatile.Read(ref _receiver);
 
     /// <summary>GRO is off: a coalesced buffer would need every provided buffer to hold 64 segments.</summary>
     public override DatagramCapabilities Capabilities => _batched.Capabilities with { Gro = false };
@@ -47,16 +51,36 @@ internal sealed class IoUringDatagramPal : DatagramPal
 
     public override ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken)
     {
-        var count = TakeInto(batch);
-        return count > 0 ? new(count) : ReceiveSlowAsync(batch, cancellationToken);
+        var receiver = ReceiverFor();
+        var count = TakeInto(receiver, batch);
+        return count > 0 ? new(count) : ReceiveSlowAsync(receiver, batch, cancellationToken);
     }
 
+    /// <summary>
+    /// On the thread that claimed the socket (<see cref="ReceiveOnThisThreadOnly"/>), drives that thread's own engine: the
+    /// kernel's receive work runs in this thread's io_uring_enter and nothing else is woken. Elsewhere, waits on the inbox.
+    /// </summary>
     public override int Receive(ReceiveBatch batch, int timeoutMilliseconds)
     {
+        var receiver = ReceiverFor();
+        var engine = receiver.Engine.IsDrivenByCurrentThread ? receiver.Engine : null;
         var deadline = new PollDeadline(timeoutMilliseconds);
         while (true)
         {
-            var count = TakeInto(batch);
+            if (IsDisposed && engine is not null)
+            {
+                // Let the engine see the close and cancel the receive before this thread leaves it.
+                engine.Drive(0);
+                engine.Drive(0);
+            }
+
+            var count = TakeInto(receiver, batch);
+            if (count == 0 && engine is not null)
+            {
+                engine.Drive(0);
+                count = TakeInto(receiver, batch);
+            }
+
             if (count > 0)
             {
                 return count;
@@ -67,7 +91,14 @@ internal sealed class IoUringDatagramPal : DatagramPal
                 return 0;
             }
 
-            _receiver.Inbox.WaitBlocking(slice);
+            if (engine is not null)
+            {
+                engine.Drive(slice);
+            }
+            else
+            {
+                receiver.Inbox.WaitBlocking(slice);
+            }
         }
     }
 
@@ -78,30 +109,61 @@ internal sealed class IoUringDatagramPal : DatagramPal
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public override async ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken)
     {
+        var receiver = ReceiverFor();
         while (true)
         {
-            if (TryTakeOne(buffer, out var result))
+            if (TryTakeOne(receiver, buffer, out var result))
             {
                 return result;
             }
 
-            await _receiver.Inbox.WaitAsync(cancellationToken).ConfigureAwait(false);
+            await receiver.Inbox.WaitAsync(cancellationToken).ConfigureAwait(false);
         }
     }
 
     protected override void Close()
     {
-        _receiver.Dispose();
+        Volatile.Read(ref _receiver)?.Dispose();
         _batched.Dispose();
     }
 
+    /// <summary>
+    /// Ties the socket's receive to the calling thread's own engine, which this thread's blocking receives drive (no
+    /// engine thread, no wake-up between threads). Only before the first receive; a thread the kernel refuses a ring
+    /// keeps the shared engines.
+    /// </summary>
+    public override void ReceiveOnThisThreadOnly()
+    {
+        if (Volatile.Read(ref _receiver) is null && IoUringEngines.ForThisThread is { } engine)
+        {
+            _ = MakeReceiver(engine);
+        }
+    }
+
+    /// <summary>The socket's receiver, made at the first receive on a shared engine unless a thread claimed it first.</summary>
+    private IoUringReceiver ReceiverFor() => Volatile.Read(ref _receiver) ?? MakeReceiver(IoUringEngines.Next());
+
+    private IoUringReceiver MakeReceiver(IoUringEngine engine)
+    {
+        ThrowIfDisposed();
+        var made = new IoUringReceiver(engine, Socket.SafeHandle, Counters, _wantControl);
+        var receiver = Interlocked.CompareExchange(ref _receiver, made, null) ?? made;
+        if (IsDisposed)
+        {
+            // Closed while the receiver was being made: Close may not have seen it.
+            receiver.Dispose();
+        }
+
+        return receiver;
+    }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<int> ReceiveSlowAsync(ReceiveBatch batch, CancellationToken cancellationToken)
+    private async ValueTask<int> ReceiveSlowAsync(IoUringReceiver receiver, ReceiveBatch batch, CancellationToken cancellationToken)
     {
         while (true)
         {
-            await _receiver.Inbox.WaitAsync(cancellationToken).ConfigureAwait(false);
-            var count = TakeInto(batch);
+            await receiver.Inbox.WaitAsync(cancellationToken).ConfigureAwait(false);
+            var count = TakeInto(receiver, batch);
             if (count > 0)
             {
                 return count;
@@ -110,10 +172,10 @@ internal sealed class IoUringDatagramPal : DatagramPal
     }
 
     /// <summary>Copies what the inbox holds (up to the batch's capacity) into the batch; 0 when nothing is queued.</summary>
-    private int TakeInto(ReceiveBatch batch)
+    private int TakeInto(IoUringReceiver receiver, ReceiveBatch batch)
     {
         ThrowIfDisposed();
-        _receiver.EnsureArmed(batch.BufferSize);
+        receiver.EnsureArmed(batch.BufferSize);
         Span<InboxItem> items = stackalloc InboxItem[TakeChunk];
         var count = 0;
         long bytes = 0;
@@ -121,7 +183,7 @@ internal sealed class IoUringDatagramPal : DatagramPal
         var entries = batch.Entries;
         while (count < batch.Capacity)
         {
-            var taken = _receiver.Inbox.Take(items[..Math.Min(TakeChunk, batch.Capacity - count)], errorFirst: count == 0);
+            var taken = receiver.Inbox.Take(items[..Math.Min(TakeChunk, batch.Capacity - count)], errorFirst: count == 0);
             if (taken == 0)
             {
                 break;
@@ -134,7 +196,7 @@ internal sealed class IoUringDatagramPal : DatagramPal
                     ThrowIfError(items[i], count);
                     var offset = count * batch.SlotStride;
                     ref var entry = ref entries[count++];
-                    entry = Parse(items[i], batch.Buffer.AsSpan(offset, batch.BufferSize));
+                    entry = Parse(receiver, items[i], batch.Buffer.AsSpan(offset, batch.BufferSize));
                     entry.Offset = offset;
                     bytes += entry.Length;
                     truncated += entry.IsTruncated ? 1 : 0;
@@ -142,7 +204,7 @@ internal sealed class IoUringDatagramPal : DatagramPal
             }
             finally
             {
-                _receiver.Engine.ReturnBuffers(items[..taken]);
+                receiver.Engine.ReturnBuffers(items[..taken]);
             }
         }
 
@@ -155,12 +217,12 @@ internal sealed class IoUringDatagramPal : DatagramPal
         return count;
     }
 
-    private bool TryTakeOne(Memory<byte> buffer, out ReceiveResult result)
+    private bool TryTakeOne(IoUringReceiver receiver, Memory<byte> buffer, out ReceiveResult result)
     {
         ThrowIfDisposed();
-        _receiver.EnsureArmed(buffer.Length);
+        receiver.EnsureArmed(buffer.Length);
         Span<InboxItem> item = stackalloc InboxItem[1];
-        if (_receiver.Inbox.Take(item, errorFirst: true) == 0)
+        if (receiver.Inbox.Take(item, errorFirst: true) == 0)
         {
             result = default;
             return false;
@@ -169,28 +231,28 @@ internal sealed class IoUringDatagramPal : DatagramPal
         try
         {
             ThrowIfError(item[0], 0);
-            var entry = Parse(item[0], buffer.Span);
+            var entry = Parse(receiver, item[0], buffer.Span);
             Counters.OnReceived(1, entry.Length, entry.IsTruncated ? 1 : 0);
             result = new ReceiveResult(entry.Length, entry.Address, entry.IsTruncated);
             return true;
         }
         finally
         {
-            _receiver.Engine.ReturnBuffers(item);
+            receiver.Engine.ReturnBuffers(item);
         }
     }
 
     /// <summary>Reads one filled provided buffer (recvmsg_out, name, control, payload) and copies its payload into <paramref name="destination"/>.</summary>
-    private unsafe DatagramEntry Parse(in InboxItem item, Span<byte> destination)
+    private unsafe DatagramEntry Parse(IoUringReceiver receiver, in InboxItem item, Span<byte> destination)
     {
         // Safety: the buffer belongs to this receiver until it is returned after this call; the kernel wrote Length
         // bytes into it, laid out as io_uring_recvmsg_out, then msg_namelen and msg_controllen bytes as the template
         // offered, then the payload (io_uring_recvmsg_validate in liburing reads it the same way).
-        var start = _receiver.Engine.BufferOf(item);
+        var start = receiver.Engine.BufferOf(item);
         var header = *(IoUringRecvMsgOut*)start;
         var name = new ReadOnlySpan<byte>(start + sizeof(IoUringRecvMsgOut), (int)Math.Min(header.NameLength, (uint)LinuxReceiveVectors.NameStride));
-        var control = new ReadOnlySpan<byte>(start + IoUringEngine.HeaderBytes, (int)Math.Min(header.ControlLength, (uint)_receiver.ControlReserve));
-        var payloadStart = IoUringEngine.HeaderBytes + _receiver.ControlReserve;
+        var control = new ReadOnlySpan<byte>(start + IoUringEngine.HeaderBytes, (int)Math.Min(header.ControlLength, (uint)receiver.ControlReserve));
+        var payloadStart = IoUringEngine.HeaderBytes + receiver.ControlReserve;
         var inBuffer = Math.Max(0, item.Length - payloadStart);
         var length = Math.Min(Math.Min(inBuffer, (int)header.PayloadLength), destination.Length);
         new ReadOnlySpan<byte>(start + payloadStart, length).CopyTo(destination);

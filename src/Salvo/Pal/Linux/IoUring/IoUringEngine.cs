@@ -24,8 +24,8 @@ internal sealed unsafe class IoUringEngine
     // 4,096 small buffers (9 MiB): at 64 bytes on loopback a 1,024-buffer group ran dry 216 times in 2 s behind a
     // receiver that lagged by a batch or two, ending the multishot receive each time; 4,096 ran dry 3 to 19 times.
     // Large buffers are for the rare socket that receives into full-size batches: 64 of them are 4.2 MiB.
-    private const int SmallBuffers = 4096;
-    private const int LargeBuffers = 64;
+    public const int SmallBuffers = 4096;
+    public const int LargeBuffers = 64;
     private const ulong WakeTag = ulong.MaxValue;
     private const ulong CancelTag = ulong.MaxValue - 1;
 
@@ -40,16 +40,25 @@ internal sealed unsafe class IoUringEngine
     private readonly List<IoUringReceiver?> _slots = [];
     private readonly Stack<int> _freeSlots = new();
     private readonly List<IoUringReceiver> _starved = [];
+    private readonly IoUringCqe[] _completions = new IoUringCqe[256];
     private int _wakeRequested;
-    private int _smallAvailable = SmallBuffers;
-    private int _largeAvailable = LargeBuffers;
+    private int _smallAvailable;
+    private int _largeAvailable;
     private int _starvedCount;
 
-    private IoUringEngine(IoUringRing ring, ProvidedBufferRing small, ProvidedBufferRing large, int index)
+    private IoUringEngine(IoUringRing ring, ProvidedBufferRing small, ProvidedBufferRing large, int index, bool drivenByCaller)
     {
         _ring = ring;
         _small = small;
         _large = large;
+        _smallAvailable = small.Count;
+        _largeAvailable = large.Count;
+        if (drivenByCaller)
+        {
+            OwnerThreadId = Environment.CurrentManagedThreadId;
+            return;
+        }
+
         var thread = new Thread(Run) { IsBackground = true, Name = $"Salvo io_uring {index}" };
         thread.Start();
     }
@@ -63,8 +72,22 @@ internal sealed unsafe class IoUringEngine
 
     public int SmallPayload => SmallPayloadBytes;
 
+    /// <summary>
+    /// The thread that drives this engine with <see cref="Drive"/> (its receives were armed by that thread, so the
+    /// kernel's completion work runs there and no other thread is woken); null for an engine with its own thread.
+    /// </summary>
+    public int? OwnerThreadId { get; }
+
+    /// <summary>Whether the calling thread drives this engine.</summary>
+    public bool IsDrivenByCurrentThread => OwnerThreadId == Environment.CurrentManagedThreadId;
+
     /// <summary>Sets up a ring and its two buffer groups; null with the step the kernel refused.</summary>
-    public static IoUringEngine? TryCreate(int index, out string? refusal)
+    /// <param name="index">Names the engine's thread.</param>
+    /// <param name="refusal">What the kernel refused, when null is returned.</param>
+    /// <param name="smallBuffers">Small buffers in the ring (a power of two).</param>
+    /// <param name="largeBuffers">Large buffers in the ring (a power of two).</param>
+    /// <param name="drivenByCaller">No thread of its own: the calling thread drives it with <see cref="Drive"/>.</param>
+    public static IoUringEngine? TryCreate(int index, out string? refusal, int smallBuffers = SmallBuffers, int largeBuffers = LargeBuffers, bool drivenByCaller = false)
     {
         // SUBMIT_ALL (5.18) keeps submitting past an entry that fails at submission; CQSIZE gives a completion ring
         // deep enough for bursts across thousands of sockets (the kernel keeps overflow with IORING_FEAT_NODROP).
@@ -76,8 +99,8 @@ internal sealed unsafe class IoUringEngine
             return null;
         }
 
-        var small = ProvidedBufferRing.TryRegister(ring, 0, SmallBuffers, HeaderBytes + ControlMessages.ReceiveStride + SmallPayloadBytes, out errno);
-        var large = small is null ? null : ProvidedBufferRing.TryRegister(ring, 1, LargeBuffers, HeaderBytes + ControlMessages.ReceiveStride + LargePayloadBytes, out errno);
+        var small = ProvidedBufferRing.TryRegister(ring, 0, smallBuffers, HeaderBytes + ControlMessages.ReceiveStride + SmallPayloadBytes, out errno);
+        var large = small is null ? null : ProvidedBufferRing.TryRegister(ring, 1, largeBuffers, HeaderBytes + ControlMessages.ReceiveStride + LargePayloadBytes, out errno);
         if (small is null || large is null)
         {
             ring.Dispose();
@@ -86,7 +109,7 @@ internal sealed unsafe class IoUringEngine
         }
 
         refusal = null;
-        return new IoUringEngine(ring, small, large, index);
+        return new IoUringEngine(ring, small, large, index, drivenByCaller);
     }
 
     /// <summary>The first byte of the buffer an inbox item names.</summary>
@@ -96,7 +119,20 @@ internal sealed unsafe class IoUringEngine
     public void Post(IoUringReceiver receiver, Command command)
     {
         _commands.Enqueue((receiver, command));
-        Wake();
+        if (!IsDrivenByCurrentThread)
+        {
+            Wake();
+        }
+    }
+
+    /// <summary>
+    /// One turn of an engine without a thread of its own, on its owner thread: queued commands, submissions, then the
+    /// completions, waiting up to <paramref name="milliseconds"/> (0: not at all) when none are ready.
+    /// </summary>
+    public void Drive(int milliseconds)
+    {
+        System.Diagnostics.Debug.Assert(IsDrivenByCurrentThread, "only the owner thread drives its engine");
+        Pump(milliseconds);
     }
 
     /// <summary>Hands buffers a receiver has copied out back to the kernel; any thread.</summary>
@@ -134,7 +170,7 @@ internal sealed unsafe class IoUringEngine
             Interlocked.Add(ref _largeAvailable, largeCount);
         }
 
-        if (smallCount + largeCount > 0 && Volatile.Read(ref _starvedCount) > 0)
+        if (smallCount + largeCount > 0 && Volatile.Read(ref _starvedCount) > 0 && !IsDrivenByCurrentThread)
         {
             Wake();
         }
@@ -175,28 +211,33 @@ internal sealed unsafe class IoUringEngine
 
     private void Run()
     {
-        var completions = new IoUringCqe[256];
         while (true)
         {
-            RunCommands();
-            RearmStarved();
-            lock (_submitLock)
-            {
-                _ = _ring.Enter(0);
-            }
+            Pump(Timeout.Infinite);
+        }
+    }
 
-            var count = _ring.Reap(completions);
-            if (count == 0)
-            {
-                // EINTR and the like: the loop looks at the ring again either way.
-                _ = _ring.WaitForCompletions(1);
-                continue;
-            }
+    /// <summary>One turn: commands, re-arms, submissions, then the completions ready, waiting up to <paramref name="milliseconds"/> (-1: forever) for one.</summary>
+    private void Pump(int milliseconds)
+    {
+        RunCommands();
+        RearmStarved();
+        lock (_submitLock)
+        {
+            _ = _ring.Enter(0);
+        }
 
-            for (var i = 0; i < count; i++)
-            {
-                Dispatch(completions[i]);
-            }
+        var count = _ring.Reap(_completions);
+        if (count == 0 && milliseconds != 0)
+        {
+            // EINTR, ETIME and the like: the caller looks at the ring again either way.
+            _ = milliseconds < 0 ? _ring.WaitForCompletions(1) : _ring.WaitForCompletion(milliseconds);
+            count = _ring.Reap(_completions);
+        }
+
+        for (var i = 0; i < count; i++)
+        {
+            Dispatch(_completions[i]);
         }
     }
 
@@ -253,18 +294,18 @@ internal sealed unsafe class IoUringEngine
 
     private void Arm(IoUringReceiver receiver)
     {
+        try
+        {
+            receiver.Socket.Acquire();
+        }
+        catch (ObjectDisposedException)
+        {
+            // Closed before its receive was armed: nothing to receive, nothing to hold; a slot it has goes at its close.
+            return;
+        }
+
         if (receiver.Slot < 0)
         {
-            try
-            {
-                receiver.Socket.Acquire();
-            }
-            catch (ObjectDisposedException)
-            {
-                // Closed before its first receive was armed: nothing to receive, nothing to hold.
-                return;
-            }
-
             receiver.Slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : _slots.Count;
             if (receiver.Slot == _slots.Count)
             {
@@ -289,6 +330,13 @@ internal sealed unsafe class IoUringEngine
             sqe->Flags = IoUringConstants.IOSQE_BUFFER_SELECT;
             sqe->BufferGroup = buffers.GroupId;
             sqe->UserData = (ulong)receiver.Slot + 1;
+            if (OwnerThreadId is not null)
+            {
+                // Driven by its owner: submitted now, and the descriptor is needed only until then (the kernel holds the
+                // file itself); a dispose on another thread then never waits for the owner to come back.
+                _ = _ring.Enter(0);
+                receiver.Socket.Release();
+            }
         }
     }
 

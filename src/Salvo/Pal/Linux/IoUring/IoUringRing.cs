@@ -205,6 +205,15 @@ internal sealed unsafe class IoUringRing : IDisposable
     public Errno WaitForCompletions(uint count) =>
         IoUringSyscalls.Enter(_fd, 0, count, IoUringConstants.IORING_ENTER_GETEVENTS) < 0 ? Libc.LastErrno : Errno.None;
 
+    /// <summary>Waits up to <paramref name="milliseconds"/> for one completion without submitting; returns the errno (ETIME on timeout).</summary>
+    public Errno WaitForCompletion(int milliseconds)
+    {
+        var timeout = new KernelTimespec { Seconds = milliseconds / 1000, Nanoseconds = milliseconds % 1000 * 1_000_000L };
+        // Safety: the timespec and the argument live on this frame for the call.
+        var argument = new IoUringGetEventsArg { Timeout = (ulong)&timeout };
+        return IoUringSyscalls.Enter(_fd, 0, 1, IoUringConstants.IORING_ENTER_GETEVENTS, &argument) < 0 ? Libc.LastErrno : Errno.None;
+    }
+
     /// <summary>Copies up to <paramref name="into"/>.Length ready completions and frees their slots; returns the count.</summary>
     public int Reap(Span<IoUringCqe> into)
     {

@@ -42,9 +42,10 @@ internal sealed unsafe class ProvidedBufferRing
     public static ProvidedBufferRing? TryRegister(IoUringRing ring, ushort groupId, int count, int bufferLength, out Errno errno)
     {
         var length = (nuint)(((long)count * sizeof(IoUringBuf)) + ((long)count * bufferLength));
-        // Anonymous memory is page-aligned, as the kernel requires of the entry ring.
+        // Anonymous memory is page-aligned, as the kernel requires of the entry ring; pages become resident as buffers
+        // are first used, so a group larger than a socket's traffic costs address space, not memory.
         var memory = (byte*)Libc.Mmap(null, length, IoUringConstants.PROT_READ | IoUringConstants.PROT_WRITE,
-            IoUringConstants.MAP_PRIVATE | IoUringConstants.MAP_ANONYMOUS | IoUringConstants.MAP_POPULATE, -1, 0);
+            IoUringConstants.MAP_PRIVATE | IoUringConstants.MAP_ANONYMOUS, -1, 0);
         if (memory == (byte*)-1)
         {
             errno = Libc.LastErrno;

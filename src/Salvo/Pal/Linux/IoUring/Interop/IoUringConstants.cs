@@ -43,6 +43,7 @@ internal static class IoUringConstants
 
     // io_uring_enter flags
     public const uint IORING_ENTER_GETEVENTS = 1 << 0;
+    public const uint IORING_ENTER_EXT_ARG = 1 << 3;
 
     // mmap offsets of the rings
     public const long IORING_OFF_SQ_RING = 0;

@@ -122,3 +122,21 @@ internal struct IoUringRecvMsgOut
     public uint PayloadLength;
     public int Flags;
 }
+
+/// <summary><c>struct io_uring_getevents_arg</c>: 24 bytes, passed to io_uring_enter with IORING_ENTER_EXT_ARG (5.11) to bound a wait.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct IoUringGetEventsArg
+{
+    public ulong SignalMask;
+    public uint SignalMaskSize;
+    public uint MinWaitMicroseconds;
+    public ulong Timeout;
+}
+
+/// <summary><c>struct __kernel_timespec</c>: 16 bytes.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct KernelTimespec
+{
+    public long Seconds;
+    public long Nanoseconds;
+}

@@ -12,6 +12,10 @@ internal static unsafe class IoUringSyscalls
     public static int Enter(int ring, uint toSubmit, uint minComplete, uint flags) =>
         (int)Libc.Syscall(IoUringConstants.SYS_io_uring_enter, ring, (nint)toSubmit, (nint)minComplete, (nint)flags, 0, 0);
 
+    /// <summary>As <see cref="Enter(int, uint, uint, uint)"/>, with IORING_ENTER_EXT_ARG: <paramref name="argument"/> bounds the wait.</summary>
+    public static int Enter(int ring, uint toSubmit, uint minComplete, uint flags, IoUringGetEventsArg* argument) =>
+        (int)Libc.Syscall(IoUringConstants.SYS_io_uring_enter, ring, (nint)toSubmit, (nint)minComplete, (nint)(flags | IoUringConstants.IORING_ENTER_EXT_ARG), (nint)argument, sizeof(IoUringGetEventsArg));
+
     public static int Register(int ring, uint opcode, void* argument, uint count) =>
         (int)Libc.Syscall(IoUringConstants.SYS_io_uring_register, ring, (nint)opcode, (nint)argument, (nint)count, 0, 0);
 }
