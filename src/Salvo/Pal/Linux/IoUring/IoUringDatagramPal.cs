@@ -75,12 +75,6 @@ internal sealed class IoUringDatagramPal : DatagramPal
             }
 
             var count = TakeInto(receiver, batch);
-            if (count == 0 && engine is not null)
-            {
-                engine.Drive(0);
-                count = TakeInto(receiver, batch);
-            }
-
             if (count > 0)
             {
                 return count;
@@ -88,7 +82,9 @@ internal sealed class IoUringDatagramPal : DatagramPal
 
             if (!deadline.TryNextSlice(out var slice))
             {
-                return 0;
+                // Out of time (or a zero timeout): one look at the ring without waiting.
+                engine?.Drive(0);
+                return TakeInto(receiver, batch);
             }
 
             if (engine is not null)

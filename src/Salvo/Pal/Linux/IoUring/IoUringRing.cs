@@ -198,6 +198,20 @@ internal sealed unsafe class IoUringRing : IDisposable
         return Errno.None;
     }
 
+    /// <summary>Submits what is queued and runs the completion work the kernel deferred to this thread, without waiting.</summary>
+    public Errno EnterForCompletions()
+    {
+        Volatile.Write(ref *_sqTail, _sqLocalTail);
+        var result = IoUringSyscalls.Enter(_fd, _unsubmitted, 0, IoUringConstants.IORING_ENTER_GETEVENTS);
+        if (result < 0)
+        {
+            return Libc.LastErrno;
+        }
+
+        _unsubmitted -= (uint)result;
+        return Errno.None;
+    }
+
     /// <summary>
     /// Waits until <paramref name="count"/> completions are ready without submitting, so a thread may wait while
     /// others fill submissions under their lock; returns the errno (EINTR when a signal cut the wait short).
@@ -205,13 +219,24 @@ internal sealed unsafe class IoUringRing : IDisposable
     public Errno WaitForCompletions(uint count) =>
         IoUringSyscalls.Enter(_fd, 0, count, IoUringConstants.IORING_ENTER_GETEVENTS) < 0 ? Libc.LastErrno : Errno.None;
 
-    /// <summary>Waits up to <paramref name="milliseconds"/> for one completion without submitting; returns the errno (ETIME on timeout).</summary>
-    public Errno WaitForCompletion(int milliseconds)
+    /// <summary>
+    /// Submits what is queued and waits up to <paramref name="milliseconds"/> for one completion, in one system call;
+    /// returns the errno (ETIME on timeout).
+    /// </summary>
+    public Errno EnterAndWait(int milliseconds)
     {
+        Volatile.Write(ref *_sqTail, _sqLocalTail);
         var timeout = new KernelTimespec { Seconds = milliseconds / 1000, Nanoseconds = milliseconds % 1000 * 1_000_000L };
         // Safety: the timespec and the argument live on this frame for the call.
         var argument = new IoUringGetEventsArg { Timeout = (ulong)&timeout };
-        return IoUringSyscalls.Enter(_fd, 0, 1, IoUringConstants.IORING_ENTER_GETEVENTS, &argument) < 0 ? Libc.LastErrno : Errno.None;
+        var result = IoUringSyscalls.Enter(_fd, _unsubmitted, 1, IoUringConstants.IORING_ENTER_GETEVENTS, &argument);
+        if (result < 0)
+        {
+            return Libc.LastErrno;
+        }
+
+        _unsubmitted -= (uint)result;
+        return Errno.None;
     }
 
     /// <summary>Copies up to <paramref name="into"/>.Length ready completions and frees their slots; returns the count.</summary>
