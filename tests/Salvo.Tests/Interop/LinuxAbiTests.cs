@@ -87,6 +87,8 @@ public sealed class LinuxAbiTests
         Assert.Equal(40, Unsafe.SizeOf<IoUringBufReg>());
         Assert.Equal(16, Unsafe.SizeOf<IoUringBuf>());
         Assert.Equal(16, Unsafe.SizeOf<IoUringRecvMsgOut>());
+        Assert.Equal(24, Unsafe.SizeOf<IoUringGetEventsArg>());
+        Assert.Equal(16, Unsafe.SizeOf<KernelTimespec>());
     }
 
     [Fact]
@@ -127,6 +129,10 @@ public sealed class LinuxAbiTests
         Assert.Equal(12, (byte*)&buffer.BufferId - (byte*)&buffer);
         Assert.Equal(14, (byte*)&buffer.Reserved - (byte*)&buffer);
 
+        IoUringGetEventsArg wait = default;
+        Assert.Equal(12, (byte*)&wait.MinWaitMicroseconds - (byte*)&wait);
+        Assert.Equal(16, (byte*)&wait.Timeout - (byte*)&wait);
+
         IoUringRecvMsgOut output = default;
         Assert.Equal(8, (byte*)&output.PayloadLength - (byte*)&output);
         Assert.Equal(12, (byte*)&output.Flags - (byte*)&output);
@@ -157,6 +163,8 @@ public sealed class LinuxAbiTests
         Assert.Equal(1u, IoUringConstants.IORING_FEAT_SINGLE_MMAP);
         Assert.Equal(2u, IoUringConstants.IORING_FEAT_NODROP);
         Assert.Equal(1u, IoUringConstants.IORING_ENTER_GETEVENTS);
+        Assert.Equal(8u, IoUringConstants.IORING_ENTER_EXT_ARG);
+        Assert.Equal(62, (int)Errno.ETIME);
         Assert.Equal(0, IoUringConstants.IORING_OFF_SQ_RING);
         Assert.Equal(0x8000000, IoUringConstants.IORING_OFF_CQ_RING);
         Assert.Equal(0x10000000, IoUringConstants.IORING_OFF_SQES);
