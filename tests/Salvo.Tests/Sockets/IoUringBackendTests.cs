@@ -188,6 +188,32 @@ public sealed class IoUringBackendTests
         Assert.Equal(port, again.LocalEndPoint.Port);
     }
 
+    [IoUringFact]
+    public async Task SocketArmedForSmallBuffers_AskedForFullSizeOnes_MovesToTheLargeGroup_AndTakesALargeDatagramWhole()
+    {
+        using var receiver = Open();
+        using var sender = Open(gso: false);
+        await sender.SendToAsync(new byte[] { 1 }, receiver.LocalAddress);
+        Assert.Equal(1, await receiver.ReceiveAsync(new ReceiveBatch(capacity: 4, bufferSize: 64)).AsTask().WaitAsync(TimeSpan.FromSeconds(5)));
+
+        // A full-size batch asks for the large group: the small receive is cancelled and armed again there.
+        var large = new ReceiveBatch(capacity: 2);
+        var pending = receiver.ReceiveAsync(large).AsTask();
+        var pal = (IoUringDatagramPal)receiver.Pal;
+        for (var wait = 0; pal.Receiver!.ArmedBuffers?.GroupId != 1 && wait < 500; wait++)
+        {
+            await Task.Delay(10);
+        }
+
+        Assert.Equal((ushort?)1, pal.Receiver!.ArmedBuffers?.GroupId);
+        var payload = new byte[10_000];
+        new Random(7).NextBytes(payload);
+        await sender.SendToAsync(payload, receiver.LocalAddress);
+        Assert.Equal(1, await pending.WaitAsync(TimeSpan.FromSeconds(5)));
+        Assert.False(large[0].IsTruncated);
+        Assert.Equal(payload, large[0].Payload.ToArray());
+    }
+
     /// <summary>64 datagrams of <paramref name="length"/> bytes numbered 0 to 63: one GSO run.</summary>
     private static SendBatch NumberedRun(DatagramAddress destination, int length)
     {

@@ -59,7 +59,13 @@ internal sealed unsafe class IoUringSendRing
     /// <exception cref="ObjectDisposedException">The socket was closed.</exception>
     public int Send(SafeHandle socket, MMsgHdr* messages, uint count, out Errno errno)
     {
-        var n = (int)Math.Min(count, (uint)Entries);
+        // Every earlier call waited for all it submitted, so the whole ring is free; the bound keeps that an invariant.
+        var n = (int)Math.Min(count, _ring.FreeSubmissionSlots);
+        if (n == 0)
+        {
+            throw new InvalidOperationException("The thread's send ring has no free entry: an earlier send was cut short.");
+        }
+
         using (var lease = new DescriptorLease(socket))
         {
             for (var i = 0; i < n; i++)
