@@ -14,4 +14,12 @@ public enum DatagramBackend
 
     /// <summary>System.Net.Sockets with the allocation-free SocketAddress overloads: one datagram per call, any OS.</summary>
     Portable = 2,
+
+    /// <summary>
+    /// io_uring (Linux only): each socket's receive is one multishot recvmsg on a ring shared with other sockets, whose
+    /// thread reaps completions in batches; sends are linked sendmsg entries on the sending thread's ring. Falls back to
+    /// <see cref="LinuxBatched"/> (and logs why, once) where the kernel refuses io_uring or a feature it needs.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    IoUring = 3,
 }

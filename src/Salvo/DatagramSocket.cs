@@ -76,6 +76,9 @@ public sealed class DatagramSocket : IDisposable
     /// <inheritdoc cref="DatagramPal.BlockingReceiveWakesOnClose"/>
     internal bool BlockingReceiveWakesOnClose => _pal.BlockingReceiveWakesOnClose;
 
+    /// <inheritdoc cref="DatagramPal.ReceiveOnThisThreadOnly"/>
+    internal void ReceiveOnThisThreadOnly() => _pal.ReceiveOnThisThreadOnly();
+
     /// <summary>The address family of the socket (IPv6 also carries IPv4 when dual-mode).</summary>
     public AddressFamily AddressFamily => _pal.Socket.AddressFamily;
 

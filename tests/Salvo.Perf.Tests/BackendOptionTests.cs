@@ -3,7 +3,7 @@ using System.Text.Json;
 namespace Salvo.Perf.Tests;
 
 /// <summary>
-/// <c>--backend auto|linux|portable</c> on loopback, server, client, rr and sweep: a bad value stops the command at
+/// <c>--backend auto|linux|uring|portable</c> on loopback, server, client, rr and sweep: a bad value stops the command at
 /// start naming the option, and the chosen backend is the one the sockets report in the JSON.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
@@ -22,7 +22,7 @@ public sealed class BackendOptionTests
         var (exit, _, error) = await Cli.RunAsync(args);
 
         Assert.Equal(2, exit);
-        Assert.Contains("--backend: 'fast' is not one of auto, linux, portable.", error, StringComparison.Ordinal);
+        Assert.Contains("--backend: 'fast' is not one of auto, linux, uring, portable.", error, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -40,8 +40,10 @@ public sealed class BackendOptionTests
     [InlineData("portable", "Portable")]
     [InlineData("linux", "LinuxBatched")]
     [InlineData("auto", "LinuxBatched")]
+    [InlineData("uring", "IoUring")]
     public async Task Rr_Backend_IsTheOneTheResponderReports(string backend, string reported)
     {
+        reported = reported == "IoUring" ? IoUringOrItsFallback : reported;
         var (exit, output, error) = await Cli.RunAsync(
             "rr", "--backend", backend, "-t", "0.2", "--warmup", "0.05", "--json");
 
@@ -49,7 +51,7 @@ public sealed class BackendOptionTests
         using var document = JsonDocument.Parse(output);
         Assert.Equal(reported, document.RootElement.GetProperty("result").GetProperty("responderBackend").GetString());
         Assert.Equal(reported, document.RootElement.GetProperty("result").GetProperty("clientBackend").GetString());
-        Assert.Equal(backend == "portable" ? "Portable" : backend == "linux" ? "LinuxBatched" : "Auto",
+        Assert.Equal(backend switch { "portable" => "Portable", "linux" => "LinuxBatched", "uring" => "IoUring", _ => "Auto" },
             document.RootElement.GetProperty("settings").GetProperty("backend").GetString());
         // Exit 0 already says responses came back (rr fails when none does); the 0.2 s window itself may hold
         // none when a loaded machine stalls the process for longer than that, so the test does not ask it to.
@@ -77,6 +79,33 @@ public sealed class BackendOptionTests
             ["server-w1"] = "Portable",
         }, backends);
     }
+
+    [LinuxOnlyFact]
+    public async Task Loopback_UringMethodsAndTheUringBackend_RunOnIoUring()
+    {
+        var (exit, output, error) = await Cli.RunAsync(
+            "loopback", "--backend", "uring", "-m", "salvo-uring,salvo-uring-gso,salvo", "-w", "1", "-l", "64", "-t", "0.1", "--warmup", "0.05",
+            "--repeat", "1", "--json");
+
+        Assert.True(exit == 0, error);
+        using var document = JsonDocument.Parse(output);
+        Assert.Equal("IoUring", document.RootElement.GetProperty("settings").GetProperty("backend").GetString());
+        var backends = document.RootElement.GetProperty("results").EnumerateArray().ToDictionary(
+            r => r.GetProperty("method").GetString()!,
+            r => r.GetProperty("backend").GetString());
+        Assert.Equal(new Dictionary<string, string?>
+        {
+            ["salvo-uring"] = IoUringOrItsFallback,
+            ["salvo-uring-gso"] = IoUringOrItsFallback,
+            ["salvo"] = IoUringOrItsFallback,
+            ["server-w1"] = IoUringOrItsFallback,
+        }, backends);
+        Assert.All(document.RootElement.GetProperty("results").EnumerateArray(), r => Assert.True(r.GetProperty("datagramsPerSecond").GetDouble() > 0, r.ToString()));
+    }
+
+    /// <summary>What a socket asking for io_uring reports: IoUring, or LinuxBatched where the kernel disables io_uring.</summary>
+    private static string IoUringOrItsFallback =>
+        File.Exists("/proc/sys/kernel/io_uring_disabled") && File.ReadAllText("/proc/sys/kernel/io_uring_disabled").Trim() != "0" ? "LinuxBatched" : "IoUring";
 
     [LinuxOnlyFact]
     public async Task Loopback_DefaultBackend_IsLinuxBatchedOnLinux()

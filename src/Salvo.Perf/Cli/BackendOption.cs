@@ -3,7 +3,7 @@ using System.CommandLine;
 namespace Salvo.Perf.Cli;
 
 /// <summary>
-/// <c>--backend auto|linux|portable</c>: which <see cref="DatagramBackend"/> the command's Salvo sockets use, so the
+/// <c>--backend auto|linux|uring|portable</c>: which <see cref="DatagramBackend"/> the command's Salvo sockets use, so the
 /// portable backend can be measured on Linux too. Reports name the backend each socket actually used.
 /// </summary>
 internal static class BackendOption
@@ -11,15 +11,17 @@ internal static class BackendOption
     public const string Name = "--backend";
 
     public static Option<string> Create(string appliesTo) => CommonOptions.Choice(Name,
-        $"Backend of {appliesTo}: auto (Linux batched where available, else portable), linux (recvmmsg/sendmmsg, Linux only) " +
+        $"Backend of {appliesTo}: auto (Linux batched where available, else portable), linux (recvmmsg/sendmmsg, Linux only), " +
+        "uring (io_uring: multishot receive on a shared ring, Linux only; linux where the kernel refuses it) " +
         "or portable (System.Net.Sockets, one datagram per call).",
-        "auto", "linux", "portable");
+        "auto", "linux", "uring", "portable");
 
-    /// <summary>The backend asked for; linux on another OS fails here, naming the option, not when a socket opens.</summary>
+    /// <summary>The backend asked for; linux or uring on another OS fails here, naming the option, not when a socket opens.</summary>
     public static DatagramBackend Read(ParseResult parse, Option<string> option) => parse.GetValue(option) switch
     {
-        "linux" when !OperatingSystem.IsLinux() => throw new CliException($"{Name}: linux needs Linux; use auto or portable."),
+        "linux" or "uring" when !OperatingSystem.IsLinux() => throw new CliException($"{Name}: {parse.GetValue(option)} needs Linux; use auto or portable."),
         "linux" => DatagramBackend.LinuxBatched,
+        "uring" => DatagramBackend.IoUring,
         "portable" => DatagramBackend.Portable,
         _ => DatagramBackend.Auto,
     };

@@ -43,6 +43,11 @@ internal static class DoctorCommand
 
         findings.AddRange(WindowsChecks.Run());
         findings.Add(LibraryProbe.Run());
+        if (OperatingSystem.IsLinux())
+        {
+            findings.Add(IoUringProbe.Run());
+        }
+
         return new DoctorReport("doctor", EnvironmentInfo.Capture(), findings);
     }
 

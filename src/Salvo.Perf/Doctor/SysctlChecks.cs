@@ -141,7 +141,7 @@ internal static class SysctlChecks
             null => new Finding("io_uring", FindingStatus.Info, File.Exists("/proc/sys/kernel/osrelease") ? "no io_uring_disabled knob (kernel before 6.6, or io_uring not built)" : "not Linux"),
             0 => new Finding("io_uring", FindingStatus.Ok, "enabled for all processes (kernel.io_uring_disabled = 0)"),
             1 => new Finding("io_uring", FindingStatus.Info, "restricted to kernel.io_uring_group (kernel.io_uring_disabled = 1)", "sysctl -w kernel.io_uring_disabled=0 to allow it for every process."),
-            _ => new Finding("io_uring", FindingStatus.Info, "disabled (kernel.io_uring_disabled = 2)", "Salvo does not need io_uring; batching uses recvmmsg/sendmmsg."),
+            _ => new Finding("io_uring", FindingStatus.Info, "disabled (kernel.io_uring_disabled = 2)", "Only Salvo's IoUring backend needs it (it falls back to LinuxBatched); the default backend uses recvmmsg/sendmmsg."),
         };
     }
 

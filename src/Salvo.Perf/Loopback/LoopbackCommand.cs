@@ -218,7 +218,7 @@ internal static class LoopbackCommand
 
         public Option<int> ReceiverCpu { get; } = CommonOptions.Int("--receiver-cpu", null, "CPU", -1, -1, 1023, "CPU for the receiver thread; -1 = the second allowed CPU.");
 
-        public Option<string> Backend { get; } = BackendOption.Create("the salvo, salvo-gso, salvo-async and server-wN methods");
+        public Option<string> Backend { get; } = BackendOption.Create("the salvo, salvo-gso, salvo-async and server-wN methods (salvo-uring and salvo-uring-gso always use uring)");
 
         public Option<int> Buffer { get; } = CommonOptions.Int("--buffer", null, "BYTES", 4 * 1024 * 1024, 4096, 1 << 30, "SO_RCVBUF and SO_SNDBUF in bytes for every method (the kernel caps them at rmem_max/wmem_max).");
 

@@ -11,6 +11,8 @@ internal static class LoopbackMethods
         new SalvoMethod(),
         new SalvoGsoMethod(),
         new SalvoAsyncMethod(),
+        new SalvoUringMethod(gso: false),
+        new SalvoUringMethod(gso: true),
     ];
 
     /// <summary>The method every ratio is taken against.</summary>

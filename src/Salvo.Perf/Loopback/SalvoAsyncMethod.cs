@@ -18,7 +18,8 @@ internal sealed class SalvoAsyncMethod : ILoopbackMethod
 
     public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) => new Sender(SalvoMethod.Open(point, offloads: false), point, receiver);
 
-    private sealed class Receiver(DatagramSocket socket, LoopbackPoint point) : LoopbackReceiver
+    /// <summary>Awaits batches on one thread (a single-threaded context, so continuations do not hop).</summary>
+    internal sealed class Receiver(DatagramSocket socket, LoopbackPoint point) : LoopbackReceiver
     {
         private readonly ReceiveBatch _batch = new(SalvoMethod.BatchFor(point.PayloadBytes + 1), Math.Min(ReceiveBatch.DefaultBufferSize, point.PayloadBytes + 1));
 
@@ -53,7 +54,8 @@ internal sealed class SalvoAsyncMethod : ILoopbackMethod
         protected override void Dispose(bool disposing) => socket.Dispose();
     }
 
-    private sealed class Sender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target) : LoopbackSender
+    /// <summary>Awaits batch sends on one thread.</summary>
+    internal sealed class Sender(DatagramSocket socket, LoopbackPoint point, IPEndPoint target) : LoopbackSender
     {
         private readonly SendBatch _batch = new(SalvoMethod.BatchFor(point.PayloadBytes), point.PayloadBytes);
         private readonly DatagramAddress _destination = SalvoMethod.Aim(socket, point, target);

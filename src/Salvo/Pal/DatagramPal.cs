@@ -57,6 +57,14 @@ internal abstract class DatagramPal : IDisposable
     /// <summary>Blocking form of <see cref="SendAsync"/>.</summary>
     public abstract int Send(SendBatch batch);
 
+    /// <summary>
+    /// Says that every receive on this socket will come from the calling thread (a dedicated receive loop), so a
+    /// backend may tie its receive machinery to that thread. Does nothing by default.
+    /// </summary>
+    public virtual void ReceiveOnThisThreadOnly()
+    {
+    }
+
     /// <summary>Receives one datagram into caller memory.</summary>
     public abstract ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken);
 

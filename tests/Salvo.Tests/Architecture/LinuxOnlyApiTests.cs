@@ -17,6 +17,7 @@ public sealed class LinuxOnlyApiTests
         MemberInfo[] linuxOnly =
         [
             typeof(DatagramBackend).GetField("LinuxBatched")!,
+            typeof(DatagramBackend).GetField("IoUring")!,
             options.GetProperty(nameof(DatagramSocketOptions.ReceivePacketInformation))!.SetMethod!,
             options.GetProperty(nameof(DatagramSocketOptions.ReceiveEcn))!.SetMethod!,
         ];

@@ -42,7 +42,8 @@ public sealed class PlatformLayerTests
     [Fact]
     public void LibrarySource_LeasesSocketHandlesOnlyThroughTheMarshallerOrOneLease()
     {
-        // Imports on a socket take its SafeHandle; the one call that cannot (poll's pollfd) goes through DescriptorLease.
+        // Imports on a socket take its SafeHandle; the one call that cannot (poll's pollfd) goes through DescriptorLease,
+        // and an io_uring receive, which outlives its submitting call, through DescriptorHold in the same file.
         var library = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo");
         var lease = Path.Combine(library, "Pal", "Linux", "DescriptorLease.cs");
 

@@ -81,4 +81,106 @@ public sealed class LinuxAbiTests
         Assert.Equal(0x800, Constants.O_NONBLOCK);
         Assert.Equal(0x80000, Constants.O_CLOEXEC);
     }
+
+    [Fact]
+    public void IoUringStructSizes_MatchTheKernelHeader()
+    {
+        // include/uapi/linux/io_uring.h, read on this kernel (6.18) with sizeof.
+        Assert.Equal(120, Unsafe.SizeOf<IoUringParams>());
+        Assert.Equal(40, Unsafe.SizeOf<IoSqRingOffsets>());
+        Assert.Equal(40, Unsafe.SizeOf<IoCqRingOffsets>());
+        Assert.Equal(64, Unsafe.SizeOf<IoUringSqe>());
+        Assert.Equal(16, Unsafe.SizeOf<IoUringCqe>());
+        Assert.Equal(40, Unsafe.SizeOf<IoUringBufReg>());
+        Assert.Equal(16, Unsafe.SizeOf<IoUringBuf>());
+        Assert.Equal(16, Unsafe.SizeOf<IoUringRecvMsgOut>());
+        Assert.Equal(24, Unsafe.SizeOf<IoUringGetEventsArg>());
+        Assert.Equal(16, Unsafe.SizeOf<KernelTimespec>());
+    }
+
+    [Fact]
+    public unsafe void IoUringFieldOffsets_MatchTheKernelHeader()
+    {
+        IoUringParams parameters = default;
+        var p = (byte*)&parameters;
+        Assert.Equal(20, (byte*)&parameters.Features - p);
+        Assert.Equal(40, (byte*)&parameters.SqOffsets - p);
+        Assert.Equal(80, (byte*)&parameters.CqOffsets - p);
+        Assert.Equal(24, (byte*)&parameters.SqOffsets.Array - (byte*)&parameters.SqOffsets);
+        Assert.Equal(32, (byte*)&parameters.SqOffsets.UserAddress - (byte*)&parameters.SqOffsets);
+        Assert.Equal(16, (byte*)&parameters.CqOffsets.Overflow - (byte*)&parameters.CqOffsets);
+        Assert.Equal(20, (byte*)&parameters.CqOffsets.Cqes - (byte*)&parameters.CqOffsets);
+
+        IoUringSqe sqe = default;
+        var s = (byte*)&sqe;
+        Assert.Equal(2, (byte*)&sqe.IoPriority - s);
+        Assert.Equal(4, (byte*)&sqe.Fd - s);
+        Assert.Equal(16, (byte*)&sqe.Address - s);
+        Assert.Equal(24, (byte*)&sqe.Length - s);
+        Assert.Equal(28, (byte*)&sqe.OpFlags - s);
+        Assert.Equal(32, (byte*)&sqe.UserData - s);
+        Assert.Equal(40, (byte*)&sqe.BufferGroup - s);
+        Assert.Equal(42, (byte*)&sqe.Personality - s);
+        Assert.Equal(44, (byte*)&sqe.FileIndex - s);
+
+        IoUringCqe cqe = default;
+        Assert.Equal(8, (byte*)&cqe.Result - (byte*)&cqe);
+        Assert.Equal(12, (byte*)&cqe.Flags - (byte*)&cqe);
+
+        IoUringBufReg registration = default;
+        Assert.Equal(8, (byte*)&registration.RingEntries - (byte*)&registration);
+        Assert.Equal(12, (byte*)&registration.GroupId - (byte*)&registration);
+
+        // The buffer ring's 16-bit tail overlays the reserved field of entry 0 (struct io_uring_buf_ring).
+        IoUringBuf buffer = default;
+        Assert.Equal(12, (byte*)&buffer.BufferId - (byte*)&buffer);
+        Assert.Equal(14, (byte*)&buffer.Reserved - (byte*)&buffer);
+
+        IoUringGetEventsArg wait = default;
+        Assert.Equal(12, (byte*)&wait.MinWaitMicroseconds - (byte*)&wait);
+        Assert.Equal(16, (byte*)&wait.Timeout - (byte*)&wait);
+
+        IoUringRecvMsgOut output = default;
+        Assert.Equal(8, (byte*)&output.PayloadLength - (byte*)&output);
+        Assert.Equal(12, (byte*)&output.Flags - (byte*)&output);
+    }
+
+    [Fact]
+    public void IoUringConstants_MatchTheKernelHeader()
+    {
+        Assert.Equal(425, IoUringConstants.SYS_io_uring_setup);
+        Assert.Equal(426, IoUringConstants.SYS_io_uring_enter);
+        Assert.Equal(427, IoUringConstants.SYS_io_uring_register);
+        Assert.Equal(0, IoUringConstants.IORING_OP_NOP);
+        Assert.Equal(9, IoUringConstants.IORING_OP_SENDMSG);
+        Assert.Equal(10, IoUringConstants.IORING_OP_RECVMSG);
+        Assert.Equal(14, IoUringConstants.IORING_OP_ASYNC_CANCEL);
+        Assert.Equal(4, IoUringConstants.IOSQE_IO_LINK);
+        Assert.Equal(32, IoUringConstants.IOSQE_BUFFER_SELECT);
+        Assert.Equal(64, IoUringConstants.IOSQE_CQE_SKIP_SUCCESS);
+        Assert.Equal(2, IoUringConstants.IORING_RECV_MULTISHOT);
+        Assert.Equal(1u, IoUringConstants.IORING_CQE_F_BUFFER);
+        Assert.Equal(2u, IoUringConstants.IORING_CQE_F_MORE);
+        Assert.Equal(16, IoUringConstants.IORING_CQE_BUFFER_SHIFT);
+        Assert.Equal(8u, IoUringConstants.IORING_SETUP_CQSIZE);
+        Assert.Equal(128u, IoUringConstants.IORING_SETUP_SUBMIT_ALL);
+        Assert.Equal(256u, IoUringConstants.IORING_SETUP_COOP_TASKRUN);
+        Assert.Equal(4096u, IoUringConstants.IORING_SETUP_SINGLE_ISSUER);
+        Assert.Equal(8192u, IoUringConstants.IORING_SETUP_DEFER_TASKRUN);
+        Assert.Equal(1u, IoUringConstants.IORING_FEAT_SINGLE_MMAP);
+        Assert.Equal(2u, IoUringConstants.IORING_FEAT_NODROP);
+        Assert.Equal(1u, IoUringConstants.IORING_ENTER_GETEVENTS);
+        Assert.Equal(8u, IoUringConstants.IORING_ENTER_EXT_ARG);
+        Assert.Equal(62, (int)Errno.ETIME);
+        Assert.Equal(0, IoUringConstants.IORING_OFF_SQ_RING);
+        Assert.Equal(0x8000000, IoUringConstants.IORING_OFF_CQ_RING);
+        Assert.Equal(0x10000000, IoUringConstants.IORING_OFF_SQES);
+        Assert.Equal(22u, IoUringConstants.IORING_REGISTER_PBUF_RING);
+        Assert.Equal(23u, IoUringConstants.IORING_UNREGISTER_PBUF_RING);
+        Assert.Equal(1u, IoUringConstants.IORING_ASYNC_CANCEL_ALL);
+        Assert.Equal(125, (int)Errno.ECANCELED);
+        Assert.Equal(105, (int)Errno.ENOBUFS);
+        Assert.Equal(16, (int)Errno.EBUSY);
+        Assert.Equal(38, (int)Errno.ENOSYS);
+    }
 }

@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Server;
@@ -17,6 +18,20 @@ public sealed class EchoHandlerTests
     [InlineData(ServerIoModel.Async, ServerProcessing.Queued, DatagramBackend.Portable)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline, DatagramBackend.Portable)]
     public async Task Echo_ReturnsEveryDatagramUnchanged_ToItsSender(ServerIoModel ioModel, ServerProcessing processing, DatagramBackend backend)
+    {
+        await EchoEveryDatagram(ioModel, processing, backend);
+    }
+
+    [IoUringTheory]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Queued)]
+    [SupportedOSPlatform("linux")]
+    public Task Echo_OnIoUring_ReturnsEveryDatagramUnchanged_ToItsSender(ServerIoModel ioModel, ServerProcessing processing) =>
+        EchoEveryDatagram(ioModel, processing, DatagramBackend.IoUring);
+
+    private static async Task EchoEveryDatagram(ServerIoModel ioModel, ServerProcessing processing, DatagramBackend backend)
     {
         var options = LoopbackOptions(workers: 2);
         options.IoModel = ioModel;

@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
@@ -15,9 +16,22 @@ public sealed class FaultIsolationTests
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Queued)]
-    public async Task ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted(ServerIoModel ioModel, ServerProcessing processing)
+    public Task ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted(ServerIoModel ioModel, ServerProcessing processing) =>
+        ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted_With(DatagramBackend.Auto, ioModel, processing);
+
+    [IoUringTheory]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Queued)]
+    [SupportedOSPlatform("linux")]
+    public Task ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted_OnIoUring(ServerIoModel ioModel, ServerProcessing processing) =>
+        ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted_With(DatagramBackend.IoUring, ioModel, processing);
+
+    private static async Task ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted_With(DatagramBackend backend, ServerIoModel ioModel, ServerProcessing processing)
     {
         var options = LoopbackOptions(workers: 1);
+        options.Backend = backend;
         options.IoModel = ioModel;
         options.Processing = processing;
         var logger = new CountingLogger();

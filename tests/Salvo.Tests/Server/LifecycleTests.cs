@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using System.Net.Sockets;
 using Salvo.Server;
 using static Salvo.Tests.Server.ServerTestSupport;
@@ -13,12 +14,26 @@ public sealed class LifecycleTests
     [InlineData(ServerIoModel.Async, ServerProcessing.Queued, QueueOverflowPolicy.DropOldest)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline, QueueOverflowPolicy.Wait)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline, QueueOverflowPolicy.Wait)]
-    public async Task StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp(
-        ServerIoModel ioModel, ServerProcessing processing, QueueOverflowPolicy policy)
+    public Task StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp(ServerIoModel ioModel, ServerProcessing processing, QueueOverflowPolicy policy) =>
+        StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp_With(DatagramBackend.Auto, ioModel, processing, policy);
+
+    [IoUringTheory]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued, QueueOverflowPolicy.Wait)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Queued, QueueOverflowPolicy.Wait)]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued, QueueOverflowPolicy.DropNewest)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Queued, QueueOverflowPolicy.DropOldest)]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline, QueueOverflowPolicy.Wait)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Inline, QueueOverflowPolicy.Wait)]
+    [SupportedOSPlatform("linux")]
+    public Task StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp_OnIoUring(ServerIoModel ioModel, ServerProcessing processing, QueueOverflowPolicy policy) =>
+        StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp_With(DatagramBackend.IoUring, ioModel, processing, policy);
+
+    private static async Task StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp_With(DatagramBackend backend, ServerIoModel ioModel, ServerProcessing processing, QueueOverflowPolicy policy)
     {
         var handler = new RecordingHandler();
         handler.Gate.Reset();
         var options = LoopbackOptions(workers: 2);
+        options.Backend = backend;
         options.IoModel = ioModel;
         options.Processing = processing;
         options.OverflowPolicy = policy;

@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using Salvo.Server;
 using static Salvo.Tests.Server.ServerTestSupport;
 
@@ -15,9 +16,22 @@ public sealed class ServerAllocationTests
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Queued)]
-    public async Task EchoServer_InSteadyState_AllocatesNothingPerDatagram(ServerIoModel ioModel, ServerProcessing processing)
+    public Task EchoServer_InSteadyState_AllocatesNothingPerDatagram(ServerIoModel ioModel, ServerProcessing processing) =>
+        EchoServer_InSteadyState_AllocatesNothingPerDatagram_With(DatagramBackend.Auto, ioModel, processing);
+
+    [IoUringTheory]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
+    [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
+    [InlineData(ServerIoModel.Async, ServerProcessing.Queued)]
+    [SupportedOSPlatform("linux")]
+    public Task EchoServer_InSteadyState_AllocatesNothingPerDatagram_OnIoUring(ServerIoModel ioModel, ServerProcessing processing) =>
+        EchoServer_InSteadyState_AllocatesNothingPerDatagram_With(DatagramBackend.IoUring, ioModel, processing);
+
+    private static async Task EchoServer_InSteadyState_AllocatesNothingPerDatagram_With(DatagramBackend backend, ServerIoModel ioModel, ServerProcessing processing)
     {
         var options = LoopbackOptions(workers: 1);
+        options.Backend = backend;
         options.IoModel = ioModel;
         options.Processing = processing;
         await using var server = new DatagramServer(options, new EchoHandler());

@@ -17,9 +17,21 @@ public sealed class ServerSocketTemplateTests
     [InlineData(true, "127.0.0.2")]
     [InlineData(false, "127.0.0.1")]
     [SupportedOSPlatform("linux")]
-    public async Task TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo(bool packetInformation, string expectedSource)
+    public Task TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo(bool packetInformation, string expectedSource) =>
+        TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo_With(DatagramBackend.Auto, packetInformation, expectedSource);
+
+    [IoUringTheory]
+    [InlineData(true, "127.0.0.2")]
+    [InlineData(false, "127.0.0.1")]
+    [SupportedOSPlatform("linux")]
+    public Task TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo_OnIoUring(bool packetInformation, string expectedSource) =>
+        TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo_With(DatagramBackend.IoUring, packetInformation, expectedSource);
+
+    [SupportedOSPlatform("linux")]
+    private static async Task TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo_With(DatagramBackend backend, bool packetInformation, string expectedSource)
     {
         var options = WildcardOptions(packetInformation);
+        options.Backend = backend;
         await using var server = new DatagramServer(options, new ReplyingHandler());
         await server.StartAsync();
         using var client = Client();
@@ -37,9 +49,21 @@ public sealed class ServerSocketTemplateTests
     [InlineData(ServerProcessing.Inline)]
     [InlineData(ServerProcessing.Queued)]
     [SupportedOSPlatform("linux")]
-    public async Task Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue(ServerProcessing processing)
+    public Task Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue(ServerProcessing processing) =>
+        Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue_With(DatagramBackend.Auto, processing);
+
+    [IoUringTheory]
+    [InlineData(ServerProcessing.Inline)]
+    [InlineData(ServerProcessing.Queued)]
+    [SupportedOSPlatform("linux")]
+    public Task Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue_OnIoUring(ServerProcessing processing) =>
+        Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue_With(DatagramBackend.IoUring, processing);
+
+    [SupportedOSPlatform("linux")]
+    private static async Task Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue_With(DatagramBackend backend, ServerProcessing processing)
     {
         var options = WildcardOptions(packetInformation: true);
+        options.Backend = backend;
         options.Processing = processing;
         var handler = new ReplyingHandler();
         await using var server = new DatagramServer(options, handler);

@@ -24,7 +24,7 @@ public abstract class DatagramSocketContractTests
         ReceiveBufferSize = receiveBuffer,
     });
 
-    [LinuxTheory]
+    [BackendTheory(NeedsLinux = true)]
     [InlineData("127.0.0.1")]
     [InlineData("::1")]
     [InlineData("::")]
@@ -56,7 +56,7 @@ public abstract class DatagramSocketContractTests
         Assert.NotEqual(probe, ReadInt(plain.Socket, local.AddressFamily == AddressFamily.InterNetwork ? 0 : 41, local.AddressFamily == AddressFamily.InterNetwork ? 10 : 23));
     }
 
-    [Fact]
+    [BackendFact]
     public void Open_ReportsBackendAndBoundPort()
     {
         using var socket = Open();
@@ -67,7 +67,7 @@ public abstract class DatagramSocketContractTests
         Assert.True(socket.ReceiveBufferSize > 0);
     }
 
-    [Fact]
+    [BackendFact]
     public async Task HundredThousandSequencedDatagrams_ArriveIntact_WhateverTheBatchBoundaries()
     {
         using var receiver = Open();
@@ -130,7 +130,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(DatagramCount, sender.GetStatistics().DatagramsSent);
     }
 
-    [Fact]
+    [BackendFact]
     public async Task DatagramLargerThanItsBuffer_IsReportedTruncated_AndTheNextArrivesWhole()
     {
         using var receiver = Open();
@@ -158,7 +158,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(1, receiver.GetStatistics().TruncatedDatagrams);
     }
 
-    [Fact]
+    [BackendFact]
     public async Task SingleDatagramReceive_IntoAShortBuffer_IsReportedTruncated()
     {
         using var receiver = Open();
@@ -170,7 +170,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(sender.LocalAddress, result.Source);
     }
 
-    [Theory]
+    [BackendTheory]
     [InlineData(65_507)]
     [InlineData(0)]
     [InlineData(1)]
@@ -191,7 +191,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(sender.LocalAddress, receiveBatch[0].Source);
     }
 
-    [Fact]
+    [BackendFact]
     public async Task IPv6Loopback_RoundTripsWithTheSourceAddress()
     {
         using var receiver = Open(IPAddress.IPv6Loopback);
@@ -204,7 +204,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(new byte[] { 6, 6, 6 }, batch[0].Payload.ToArray());
     }
 
-    [Fact]
+    [BackendFact]
     public async Task DualStackSocket_ReceivesIPv4_AndRepliesToIt()
     {
         using var dual = Open(IPAddress.IPv6Any);
@@ -231,7 +231,7 @@ public abstract class DatagramSocketContractTests
         }
     }
 
-    [Fact]
+    [BackendFact]
     public async Task Dispose_DuringPendingAsyncReceive_EndsItWithinOneSecond()
     {
         var socket = Open();
@@ -244,7 +244,7 @@ public abstract class DatagramSocketContractTests
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(1), $"took {clock.Elapsed}");
     }
 
-    [Fact]
+    [BackendFact]
     public async Task Dispose_DuringBlockingReceive_EndsItWithinOneSecond()
     {
         var socket = Open();
@@ -264,14 +264,14 @@ public abstract class DatagramSocketContractTests
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(1), $"took {clock.Elapsed}");
     }
 
-    [Fact]
+    [BackendFact]
     public void BlockingReceive_ReturnsZeroOnTimeout()
     {
         using var socket = Open();
         Assert.Equal(0, socket.Receive(new ReceiveBatch(capacity: 1, bufferSize: 16), TimeSpan.FromMilliseconds(30)));
     }
 
-    [Fact]
+    [BackendFact]
     public async Task OperationsAfterDispose_ThrowObjectDisposed()
     {
         var socket = Open();
@@ -281,7 +281,7 @@ public abstract class DatagramSocketContractTests
         Assert.Throws<ObjectDisposedException>(() => socket.Receive(new ReceiveBatch(1, 16), TimeSpan.Zero));
     }
 
-    [Fact]
+    [BackendFact]
     public async Task InvalidArguments_ThrowNamingTheParameter()
     {
         using var socket = Open();
@@ -294,7 +294,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal("remote", Assert.Throws<ArgumentException>(() => socket.Connect(DatagramAddress.None)).ParamName);
     }
 
-    [Fact]
+    [BackendFact]
     public async Task ConnectedSocketWhosePeerHasGone_CountsTheIcmpError_AndKeepsWorking()
     {
         var (client, peerEndPoint) = ConnectToAPeerThatHasGone();
@@ -322,7 +322,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(1, await client.SendAsync(sends));
     }
 
-    [Fact]
+    [BackendFact]
     public async Task BlockingReceive_WithAnIcmpErrorPending_CountsIt_AndWaitsForData()
     {
         var (client, peerEndPoint) = ConnectToAPeerThatHasGone();
@@ -357,7 +357,7 @@ public abstract class DatagramSocketContractTests
         return (client, peer.LocalEndPoint);
     }
 
-    [Fact]
+    [BackendFact]
     public async Task SendBatch_ToMixedDestinations_ReachesEach()
     {
         using var sender = Open();
@@ -381,7 +381,7 @@ public abstract class DatagramSocketContractTests
         Assert.Equal(2, got[0].Payload[0]);
     }
 
-    [Fact]
+    [BackendFact]
     public async Task FailedDatagramInABatch_IsCountedAndSkipped_TheRestStillGoOut()
     {
         using var sender = Open();
@@ -532,4 +532,11 @@ internal static class ReceiveBatchTestExtensions
 
         return list;
     }
+}
+
+[RequiresIoUring]
+[SupportedOSPlatform("linux")]
+public sealed class IoUringSocketTests : DatagramSocketContractTests
+{
+    protected override DatagramBackend Backend => DatagramBackend.IoUring;
 }

@@ -19,6 +19,11 @@ public sealed class ManySocketsTests
     public Task LinuxBatched_TenThousandPendingReceives_NeedNoThreadEach_AndEachGetsItsDatagram() =>
         RunManySockets(DatagramBackend.LinuxBatched);
 
+    [IoUringFact]
+    [SupportedOSPlatform("linux")]
+    public Task IoUring_TenThousandPendingReceives_NeedNoThreadEach_AndEachGetsItsDatagram() =>
+        RunManySockets(DatagramBackend.IoUring);
+
     [Fact]
     public Task Portable_TenThousandPendingReceives_NeedNoThreadEach_AndEachGetsItsDatagram() =>
         RunManySockets(DatagramBackend.Portable);

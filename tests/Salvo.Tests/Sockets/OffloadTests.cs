@@ -246,6 +246,12 @@ public sealed class OffloadTests
     {
         using var receiver = Open(ecn: true);
         using var sender = Open(address: IPAddress.Any);
+        await AssertSourceAndEcnArriveAsSent(sender, receiver);
+    }
+
+    /// <summary>Sends one datagram from 127.0.0.3 with ECT(0) and one with CE; both arrive so marked. Returns them.</summary>
+    internal static async Task<List<ReceivedDatagram>> AssertSourceAndEcnArriveAsSent(DatagramSocket sender, DatagramSocket receiver)
+    {
         var batch = new SendBatch(capacity: 2, maxDatagramSize: 16);
         var source = DatagramAddress.Create(IPAddress.Parse("127.0.0.3"), 0);
         Assert.True(batch.TryAdd(new byte[] { 7 }, receiver.LocalAddress, source, EcnCodepoint.Ect0));
@@ -263,6 +269,7 @@ public sealed class OffloadTests
         Assert.Equal(IPAddress.Parse("127.0.0.3"), datagrams[0].Source.ToIPAddress());
         Assert.Equal(EcnCodepoint.Ect0, datagrams[0].Ecn);
         Assert.Equal(EcnCodepoint.CongestionExperienced, datagrams[1].Ecn);
+        return datagrams;
     }
 
     [LinuxFact]

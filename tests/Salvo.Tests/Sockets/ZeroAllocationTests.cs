@@ -41,15 +41,34 @@ public sealed class ZeroAllocationTests
         Assert.True(receiver.Gro);
     }
 
+    [IoUringFact]
+    [SupportedOSPlatform("linux")]
+    public void IoUring_SendAndReceive_AllocateNothingPerDatagram() =>
+        AssertZeroAllocation(DatagramBackend.IoUring, payloadLength: 64);
+
+    [IoUringFact]
+    [SupportedOSPlatform("linux")]
+    public void IoUring_LargeDatagramsIntoFullSizeBuffers_AllocateNothing() =>
+        AssertZeroAllocation(DatagramBackend.IoUring, payloadLength: 1380, receiveBufferSize: ReceiveBatch.DefaultBufferSize);
+
     [LinuxFact]
     [SupportedOSPlatform("linux")]
-    public async Task LinuxBatched_AsyncReceiveThatWaits_AllocatesNothingPerDatagram()
+    public Task LinuxBatched_AsyncReceiveThatWaits_AllocatesNothingPerDatagram() =>
+        AssertAsyncReceiveThatWaitsAllocatesNothing(DatagramBackend.LinuxBatched);
+
+    [IoUringFact]
+    [SupportedOSPlatform("linux")]
+    public Task IoUring_AsyncReceiveThatWaits_AllocatesNothingPerDatagram() =>
+        AssertAsyncReceiveThatWaitsAllocatesNothing(DatagramBackend.IoUring);
+
+    [SupportedOSPlatform("linux")]
+    private static async Task AssertAsyncReceiveThatWaitsAllocatesNothing(DatagramBackend backend)
     {
-        // Each round starts the receive before anything is sent, so it parks on the runtime's I/O engine and
+        // Each round starts the receive before anything is sent, so it parks (on the runtime's I/O engine, or on the io_uring inbox) and
         // resumes on another thread: the path where pooled state machines and the reused peek operation
         // matter. Threads change, so the count is the whole process's, sliced (see ProcessAllocationSlices).
-        using var receiver = Open(DatagramBackend.LinuxBatched);
-        using var sender = Open(DatagramBackend.LinuxBatched);
+        using var receiver = Open(backend);
+        using var sender = Open(backend);
         var received = new ReceiveBatch(capacity: 64, bufferSize: 2048);
         var batch = new SendBatch(capacity: 32, maxDatagramSize: 64);
         for (var i = 0; i < 32; i++)

@@ -98,15 +98,23 @@ internal sealed partial class LinuxDatagramPal
         try
         {
             // Safety: message < MessageCount <= the batch's Capacity headers, all pinned and filled by Prepare for this batch;
-            // sendmmsg reads them only during the call.
-            sent = Libc.SendMmsg(_handle, vectors.Headers + message, (uint)(vectors.MessageCount - message), Constants.MSG_DONTWAIT);
+            // sendmmsg (or the ring's linked sendmsg entries, waited for before Send returns) reads them only during the call.
+            var headers = vectors.Headers + message;
+            var count = (uint)(vectors.MessageCount - message);
+            if (_sendsThroughRing && IoUringSendRing.ForThisThread is { } ring)
+            {
+                sent = ring.Send(_handle, headers, count, out errno);
+            }
+            else
+            {
+                sent = Libc.SendMmsg(_handle, headers, count, Constants.MSG_DONTWAIT);
+                errno = sent < 0 ? Libc.LastErrno : Errno.None;
+            }
         }
         catch (ObjectDisposedException)
         {
             throw Disposed();
         }
-
-        errno = sent < 0 ? Libc.LastErrno : Errno.None;
 
         if (sent <= 0)
         {

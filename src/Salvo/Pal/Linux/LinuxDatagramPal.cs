@@ -20,6 +20,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
 
     private readonly SafeSocketHandle _handle;
     private readonly bool _groWanted;
+    private readonly bool _sendsThroughRing;
     private readonly int _localPort;
     private bool _wantControl;
     private int _groEnabled;
@@ -31,10 +32,15 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     private long _kernelWaitStarted;
     private long _pollWaits;
 
-    public LinuxDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options)
+    /// <param name="socket">The bound socket.</param>
+    /// <param name="counters">The socket's counters.</param>
+    /// <param name="options">The socket's options.</param>
+    /// <param name="sendsThroughRing">Whether batches go out as io_uring sendmsg entries on the sending thread's ring instead of sendmmsg.</param>
+    public LinuxDatagramPal(Socket socket, SocketCounters counters, DatagramSocketOptions options, bool sendsThroughRing = false)
         : base(socket, counters, options)
     {
         _handle = socket.SafeHandle;
+        _sendsThroughRing = sendsThroughRing;
         _localPort = ((System.Net.IPEndPoint)socket.LocalEndPoint!).Port;
         _gsoEnabled = options.Gso && LinuxOffloadProbe.Gso ? 1 : 0;
         _groWanted = options.Gro && LinuxOffloadProbe.Gro;

@@ -18,15 +18,28 @@ internal sealed class LinuxPlatform : Platform
 
     public override DatagramPal OpenDatagram(Socket socket, DatagramSocketOptions options, SocketCounters counters)
     {
+        if (options.Backend == DatagramBackend.IoUring)
+        {
+            if (IoUringEngines.Refusal is null)
+            {
+                return new IoUringDatagramPal(socket, counters, options);
+            }
+
+            IoUringFallbackLog.Once(options.Logger, IoUringEngines.Refusal);
+        }
+
         var batched = options.Backend switch
         {
-            DatagramBackend.LinuxBatched => true,
+            DatagramBackend.LinuxBatched or DatagramBackend.IoUring => true,
             DatagramBackend.Portable => false,
             _ => LinuxDatagramPal.IsSupported,
         };
 
         return batched ? new LinuxDatagramPal(socket, counters, options) : new PortableDatagramPal(socket, counters, options);
     }
+
+    /// <summary>Null when the io_uring backend runs here; otherwise what the kernel refused (the backend then falls back to LinuxBatched).</summary>
+    public static string? IoUringRefusal => IoUringEngines.Refusal;
 
     public override bool TryEnableReusePort(Socket socket)
     {

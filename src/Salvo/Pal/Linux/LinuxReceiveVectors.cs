@@ -138,7 +138,8 @@ internal sealed unsafe class LinuxReceiveVectors
         return count;
     }
 
-    private static Metadata ReadControl(ReadOnlySpan<byte> control, int localPort)
+    /// <summary>The GRO segment size, destination, interface and ECN bits in one datagram's control messages.</summary>
+    internal static Metadata ReadControl(ReadOnlySpan<byte> control, int localPort)
     {
         var metadata = default(Metadata);
         foreach (var message in ControlMessages.Enumerate(control))
@@ -168,7 +169,7 @@ internal sealed unsafe class LinuxReceiveVectors
         return metadata;
     }
 
-    private struct Metadata
+    internal struct Metadata
     {
         public int SegmentSize;
         public DatagramAddress Destination;

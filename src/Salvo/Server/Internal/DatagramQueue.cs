@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using Salvo.Internal;
 
 namespace Salvo.Server;
 

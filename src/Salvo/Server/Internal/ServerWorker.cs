@@ -87,6 +87,8 @@ internal sealed partial class ServerWorker
             var receiving = StartThread(
                 () =>
                 {
+                    // This thread makes every receive on the worker's socket: a backend may drive its ring from it.
+                    _socket.ReceiveOnThisThreadOnly();
                     _receiveThreadStarted?.Invoke(Index);
                     RunReceiveLoopAsync().GetAwaiter().GetResult();
                 },

@@ -16,8 +16,11 @@ internal enum Errno
     EAGAIN = 11,
     EACCES = 13,
     EFAULT = 14,
+    EBUSY = 16,
     ENODEV = 19,
     EINVAL = 22,
+    ENOSYS = 38,
+    ETIME = 62,
     ENOTSOCK = 88,
     EDESTADDRREQ = 89,
     EMSGSIZE = 90,
@@ -32,4 +35,5 @@ internal enum Errno
     ECONNREFUSED = 111,
     EHOSTDOWN = 112,
     EHOSTUNREACH = 113,
+    ECANCELED = 125,
 }

@@ -1,6 +1,6 @@
 using System.Threading.Tasks.Sources;
 
-namespace Salvo.Server;
+namespace Salvo.Internal;
 
 /// <summary>
 /// A wake-up flag with one waiter at a time, waited on by blocking or by awaiting. The awaitable form
@@ -54,6 +54,24 @@ internal sealed class WaitSignal : IValueTaskSource
             }
 
             _signaled = false;
+        }
+    }
+
+    /// <summary>Blocks until set or for <paramref name="milliseconds"/>; true when it was set (and is now consumed).</summary>
+    public bool Wait(int milliseconds)
+    {
+        lock (_gate)
+        {
+            if (!_signaled && milliseconds > 0)
+            {
+                _syncWaiting = true;
+                Monitor.Wait(_gate, milliseconds);
+                _syncWaiting = false;
+            }
+
+            var signaled = _signaled;
+            _signaled = false;
+            return signaled;
         }
     }
 
