@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using Salvo.Interop.Linux;
@@ -15,9 +14,6 @@ internal sealed partial class LinuxDatagramPal
 {
     private interface IWaitStrategy
     {
-        /// <summary>The recvmmsg flags of the next try: MSG_DONTWAIT, or MSG_WAITFORONE to wait inside the call.</summary>
-        int ReceiveFlags(LinuxDatagramPal pal);
-
         /// <summary>Waits until a datagram or an error is queued; false when the deadline passed first.</summary>
         ValueTask<bool> ReadableAsync(LinuxDatagramPal pal);
 
@@ -28,15 +24,9 @@ internal sealed partial class LinuxDatagramPal
         ValueTask<(int Accepted, int Next)> SendBufferFullAsync(LinuxDatagramPal pal, SendBatch batch, LinuxSendVectors vectors, int message);
     }
 
-    /// <summary>
-    /// Waits on the caller's thread, in slices (see <see cref="PollDeadline"/>): inside recvmmsg while the descriptor
-    /// blocks (see <see cref="BeginKernelWait"/>), else in poll(2); sends have no deadline.
-    /// </summary>
+    /// <summary>poll(2) on the caller's thread, in slices (see <see cref="PollDeadline"/>); sends have no deadline.</summary>
     private readonly struct BlockOnDescriptor(PollDeadline deadline) : IWaitStrategy
     {
-        public int ReceiveFlags(LinuxDatagramPal pal) =>
-            deadline.TryNextSlice(out var slice) ? pal.BeginKernelWait(slice) : Constants.MSG_DONTWAIT;
-
         public ValueTask<bool> ReadableAsync(LinuxDatagramPal pal)
         {
             if (!deadline.TryNextSlice(out var slice))
@@ -44,11 +34,7 @@ internal sealed partial class LinuxDatagramPal
                 return new(false);
             }
 
-            if (!pal.EndKernelWait())
-            {
-                pal.WaitForEvent(Constants.POLLIN, slice);
-            }
-
+            pal.WaitForEvent(Constants.POLLIN, slice);
             return new(true);
         }
 
@@ -62,8 +48,6 @@ internal sealed partial class LinuxDatagramPal
     /// <summary>The runtime's epoll engine: a zero-byte peek to wait for datagrams, its own sends when the buffer is full.</summary>
     private readonly struct AwaitReadiness(CancellationToken cancellationToken) : IWaitStrategy
     {
-        public int ReceiveFlags(LinuxDatagramPal pal) => Constants.MSG_DONTWAIT;
-
         public ValueTask<bool> ReadableAsync(LinuxDatagramPal pal) => pal.WaitReadableAsync(cancellationToken);
 
         public ValueTask<(int Accepted, int Next)> SendBufferFullAsync(LinuxDatagramPal pal, SendBatch batch, LinuxSendVectors vectors, int message) =>
@@ -98,59 +82,8 @@ internal sealed partial class LinuxDatagramPal
         return true;
     }
 
-    /// <summary>
-    /// Readies a receive that waits inside recvmmsg (MSG_WAITFORONE on a blocking descriptor, SO_RCVTIMEO the
-    /// slice): one system call per wake-up, as C's loop makes, where MSG_DONTWAIT costs three when the socket
-    /// is empty (recvmmsg for EAGAIN, poll, recvmmsg). SO_RCVTIMEO is set only when the slice changes, so a
-    /// loop with one timeout sets it once. Returns MSG_DONTWAIT once the descriptor is known non-blocking (the
-    /// runtime sets O_NONBLOCK for good at its first async operation on the socket) or for slices under 2 ms,
-    /// too short to tell an expired wait from an immediate EAGAIN.
-    /// </summary>
-    private int BeginKernelWait(int sliceMilliseconds)
-    {
-        if (_descriptorNonBlocking || sliceMilliseconds < 2 || IsDisposed)
-        {
-            _kernelWaitStarted = 0;
-            return Constants.MSG_DONTWAIT;
-        }
-
-        if (sliceMilliseconds != _receiveTimeoutMilliseconds)
-        {
-            Socket.ReceiveTimeout = sliceMilliseconds;
-            _receiveTimeoutMilliseconds = sliceMilliseconds;
-        }
-
-        _kernelWaitStarted = Stopwatch.GetTimestamp();
-        return Constants.MSG_WAITFORONE;
-    }
-
-    /// <summary>
-    /// After an EAGAIN: true when the receive waited out its slice inside recvmmsg. An EAGAIN in under half the
-    /// slice means the descriptor does not block; from then on the waits are poll(2)'s (false: poll now).
-    /// </summary>
-    private bool EndKernelWait()
-    {
-        var started = _kernelWaitStarted;
-        if (started == 0)
-        {
-            return false;
-        }
-
-        if (Stopwatch.GetElapsedTime(started).TotalMilliseconds * 2 < _receiveTimeoutMilliseconds)
-        {
-            _descriptorNonBlocking = true;
-            return false;
-        }
-
-        return true;
-    }
-
-    /// <summary>Test hook: how many times a blocking call waited in poll(2) rather than inside the system call.</summary>
-    internal long PollWaitsForTesting => Volatile.Read(ref _pollWaits);
-
     private unsafe void WaitForEvent(short events, int timeoutMilliseconds)
     {
-        Interlocked.Increment(ref _pollWaits);
         if (IsDisposed)
         {
             throw Disposed();

@@ -8,10 +8,9 @@ using Salvo.Internal;
 namespace Salvo.Pal;
 
 /// <summary>
-/// Linux: recvmmsg/sendmmsg on the socket's descriptor. Sends and the async path never block (MSG_DONTWAIT):
-/// when the socket is empty, the async path waits on the runtime's own epoll engine through a zero-byte
-/// MSG_PEEK receive, which consumes nothing. The blocking path waits inside recvmmsg itself while the
-/// descriptor is in blocking mode (one system call per wake-up), else in poll(2).
+/// Linux: recvmmsg/sendmmsg on the socket's descriptor, always non-blocking (MSG_DONTWAIT). When the
+/// socket is empty, the async path waits on the runtime's own epoll engine through a zero-byte
+/// MSG_PEEK receive, which consumes nothing; the blocking path waits in poll(2).
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed partial class LinuxDatagramPal : DatagramPal
@@ -24,13 +23,6 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     private readonly int _localPort;
     private bool _wantControl;
     private int _groEnabled;
-
-    // The in-kernel wait of blocking receives (LinuxDatagramPal.Waiting.cs). Written by the receiving thread;
-    // two threads receiving at once at most make one of them poll once more.
-    private bool _descriptorNonBlocking;
-    private int _receiveTimeoutMilliseconds = -1;
-    private long _kernelWaitStarted;
-    private long _pollWaits;
 
     /// <param name="socket">The bound socket.</param>
     /// <param name="counters">The socket's counters.</param>
@@ -82,7 +74,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     {
         while (true)
         {
-            var count = TryReceive(batch, wait.ReceiveFlags(this), out var errno);
+            var count = TryReceive(batch, out var errno);
             if (count > 0)
             {
                 return count;
@@ -135,7 +127,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         Socket.Dispose();
     }
 
-    private unsafe int TryReceive(ReceiveBatch batch, int flags, out Errno errno)
+    private unsafe int TryReceive(ReceiveBatch batch, out Errno errno)
     {
         EnableGroFor(batch);
         var vectors = VectorsOf(batch);
@@ -145,7 +137,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         {
             // Safety: the vectors were made for this batch, with exactly Capacity pinned headers pointing into its pinned
             // buffer; Reset restored every length the kernel may write through.
-            received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, flags, null);
+            received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, Constants.MSG_DONTWAIT, null);
         }
         catch (ObjectDisposedException)
         {
@@ -153,14 +145,6 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         }
 
         errno = received < 0 ? Libc.LastErrno : Errno.None;
-
-        // After shutdown(2) at dispose, a recvmmsg that waited in the kernel returns empty messages with no sender
-        // (udp_recvmsg returns 0 once RCV_SHUTDOWN is set): the socket is being disposed, not receiving.
-        if (received > 0 && IsDisposed)
-        {
-            batch.SetCount(0);
-            throw Disposed();
-        }
 
         if (received <= 0)
         {
