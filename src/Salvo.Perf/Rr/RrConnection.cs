@@ -96,9 +96,19 @@ internal sealed class RrConnection : IDisposable
     /// <summary>The socket's counters: send and receive calls, for requests per call.</summary>
     public DatagramSocketStatistics Statistics => _socket.GetStatistics();
 
-    /// <summary>Keeps <paramref name="inFlight"/> requests outstanding until the window ends.</summary>
+    /// <summary>On io_uring, the thread whose own ring receives for the socket; null on a shared engine or another backend.</summary>
+    internal int? ReceiveRingOwnerThreadId =>
+        OperatingSystem.IsLinux() && _socket.Pal is Salvo.Pal.IoUringDatagramPal uring ? uring.Receiver?.Engine.OwnerThreadId : null;
+
+    /// <summary>
+    /// Keeps <paramref name="inFlight"/> requests outstanding until the window ends. This thread alone receives, so it
+    /// claims the socket: on io_uring its receives then run on this thread's own ring instead of a shared engine
+    /// thread, whose extra wake-up per response waited for a CPU behind other work (at 16 in flight under five busy
+    /// loops on two cores: 10,000 requests/s with p90 4.1 ms, one 4 ms scheduler tick, against 38,000 and 99 us).
+    /// </summary>
     public void RunClosedLoop(int inFlight)
     {
+        _socket.ReceiveOnThisThreadOnly();
         var slotSequence = new ulong[inFlight];
         var slotSentAt = new long[inFlight];
 
@@ -202,6 +212,7 @@ internal sealed class RrConnection : IDisposable
     /// <summary>Receives responses until the window plus the timeout has passed (the receiver thread of fixed rate).</summary>
     public void RunPacedReceiver()
     {
+        _socket.ReceiveOnThisThreadOnly();
         var end = _plan.MeasureEndNanoseconds + _plan.TimeoutNanoseconds;
         while (MonotonicClock.NowNanoseconds() < end)
         {
