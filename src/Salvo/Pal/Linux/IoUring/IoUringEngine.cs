@@ -468,7 +468,12 @@ internal sealed unsafe class IoUringEngine
         {
             receiver.Starved = true;
             _starved.Add(receiver);
-            Volatile.Write(ref _starvedCount, _starved.Count);
+
+            // A full fence, not a release: this store and the engine's later reads of the available counts must not
+            // pass each other (x86 reorders a store with a later load), or this thread and one returning buffers
+            // (Interlocked.Add, then a read of this count) could each miss the other's write, and nobody would wake
+            // the engine to re-arm.
+            Interlocked.Exchange(ref _starvedCount, _starved.Count);
         }
         else
         {
