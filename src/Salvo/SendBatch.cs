@@ -20,6 +20,9 @@ public sealed class SendBatch
     /// <summary>The default number of datagrams per batch: 64.</summary>
     public const int DefaultCapacity = 64;
 
+    /// <summary>The most datagrams one batch holds: 1,024 (the kernel's UIO_MAXIOV, the most messages one sendmmsg takes).</summary>
+    public const int MaxCapacity = 1024;
+
     /// <summary>The default and largest payload over IPv4: 65,507 bytes (65,535 - 20 IP - 8 UDP).</summary>
     public const int DefaultMaxDatagramSize = 65_507;
 
@@ -37,7 +40,7 @@ public sealed class SendBatch
     public SendBatch(int capacity = DefaultCapacity, int maxDatagramSize = DefaultMaxDatagramSize)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(capacity, 1024);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(capacity, MaxCapacity);
         ArgumentOutOfRangeException.ThrowIfNegative(maxDatagramSize);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(maxDatagramSize, LargestDatagramSize);
         Capacity = capacity;

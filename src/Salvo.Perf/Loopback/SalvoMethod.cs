@@ -65,14 +65,13 @@ internal sealed class SalvoMethod : ILoopbackMethod
     /// </summary>
     internal static int GsoBatchFor(DatagramCapabilities capabilities, int payloadBytes)
     {
-        const int MaxEntries = 1024;
         var perMessage = capabilities.GsoSegmentsPerMessage(payloadBytes);
         if (perMessage == 1)
         {
             return BatchFor(payloadBytes);
         }
 
-        var messages = Math.Clamp(MaxBatchBytes / (perMessage * payloadBytes), 1, MaxEntries / perMessage);
+        var messages = Math.Clamp(MaxBatchBytes / (perMessage * payloadBytes), 1, SendBatch.MaxCapacity / perMessage);
         return perMessage * messages;
     }
 
