@@ -226,14 +226,10 @@ public sealed partial class TunnelEngine
             return;
         }
 
+        // The replay window needs no lock of its own: every transport message comes through ReceiveOne under
+        // _receiveGate (UDP batches and TCP frames alike), so the window has one writer at a time.
         var counter = BinaryPrimitives.ReadUInt64LittleEndian(message[MessageLayout.TransportCounter..]);
-        bool mayAccept;
-        lock (keypair.Replay)
-        {
-            mayAccept = keypair.Replay.MayAccept(counter);
-        }
-
-        if (!mayAccept)
+        if (!keypair.Replay.MayAccept(counter))
         {
             RefuseLocked(TunnelDropReason.Replayed, source);
             return;
@@ -261,13 +257,7 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        bool marked;
-        lock (keypair.Replay)
-        {
-            marked = keypair.Replay.TryMark(counter);
-        }
-
-        if (!marked)
+        if (!keypair.Replay.TryMark(counter))
         {
             RefuseLocked(TunnelDropReason.Replayed, source);
             return;

@@ -16,7 +16,7 @@ namespace Salvo.Tunnel;
 /// </summary>
 /// <remarks>
 /// Encryption and decryption run outside the engine's lock, so the device's send and receive threads work at once:
-/// a send counter is taken atomically, a replay window is locked per keypair, session indices are a concurrent map
+/// a send counter is taken atomically, replay windows belong to whoever holds the receive direction's gate, session indices are a concurrent map
 /// and a peer's endpoint is replaced whole. The lock guards handshakes, timers, counts and the choice of keys; the
 /// data path takes it once per batch to apply what it did (see TunnelEngine.DataPath.cs), and at once for the rare
 /// packet that changes state (a new session's first packet, a roamed endpoint, a refusal).

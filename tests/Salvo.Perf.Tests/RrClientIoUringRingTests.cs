@@ -39,16 +39,9 @@ public sealed class IoUringFactAttribute : FactAttribute
 {
     public IoUringFactAttribute()
     {
-        if (!OperatingSystem.IsLinux())
+        if (Salvo.Perf.Doctor.IoUringProbe.Refusal is { } reason)
         {
-            Skip = "Needs Linux (io_uring).";
-            return;
-        }
-
-        using var probe = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0), Backend = DatagramBackend.IoUring });
-        if (probe.Backend != DatagramBackend.IoUring)
-        {
-            Skip = $"io_uring is not available here (a socket asking for it got {probe.Backend}).";
+            Skip = $"io_uring is not available here: {reason}.";
         }
     }
 }

@@ -1,42 +1,20 @@
-using System.Net;
 using System.Runtime.Versioning;
-using Microsoft.Extensions.Logging;
+using Salvo.Pal;
 
 namespace Salvo.Perf.Doctor;
 
 /// <summary>
-/// Whether Salvo's io_uring backend runs here: a socket that asks for it reports IoUring, or LinuxBatched with the
-/// library's one warning saying what the kernel refused.
+/// Whether Salvo's io_uring backend runs here: the library probes it once per process and keeps what the kernel
+/// refused (the backend then falls back to LinuxBatched).
 /// </summary>
 internal static class IoUringProbe
 {
+    /// <summary>Why the io_uring backend cannot run here (not Linux, or what the kernel refused); null when it can.</summary>
+    public static string? Refusal => OperatingSystem.IsLinux() ? LinuxPlatform.IoUringRefusal : "needs Linux";
+
     [SupportedOSPlatform("linux")]
-    public static Finding Run()
-    {
-        var refusal = new LastMessage();
-        using var socket = new DatagramSocket(new DatagramSocketOptions
-        {
-            LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
-            Backend = DatagramBackend.IoUring,
-            Logger = refusal,
-        });
-        return socket.Backend == DatagramBackend.IoUring
-            ? new Finding("salvo io_uring backend", FindingStatus.Ok, "runs (multishot recvmsg with provided-buffer rings, linked sendmsg)")
-            : new Finding("salvo io_uring backend", FindingStatus.Info, $"falls back to {socket.Backend}: {refusal.Text ?? "refused"}",
-                "--backend uring measures the batched backend here; io_uring needs kernel.io_uring_disabled = 0 and Linux 6.0 (multishot recvmsg).");
-    }
-
-    /// <summary>Keeps the last message logged: the library says why once, when it falls back.</summary>
-    private sealed class LastMessage : ILogger
-    {
-        public string? Text { get; private set; }
-
-        public IDisposable? BeginScope<TState>(TState state)
-            where TState : notnull => null;
-
-        public bool IsEnabled(LogLevel logLevel) => true;
-
-        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter) =>
-            Text = formatter(state, exception);
-    }
+    public static Finding Run() => Refusal is { } why
+        ? new Finding("salvo io_uring backend", FindingStatus.Info, $"falls back to {DatagramBackend.LinuxBatched}: {why}",
+            "--backend uring measures the batched backend here; io_uring needs kernel.io_uring_disabled = 0 and Linux 6.0 (multishot recvmsg).")
+        : new Finding("salvo io_uring backend", FindingStatus.Ok, "runs (multishot recvmsg with provided-buffer rings, linked sendmsg)");
 }

@@ -1,3 +1,4 @@
+using Salvo.Perf.Measurement;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
@@ -108,11 +109,10 @@ internal static class BenchTools
             .Select(l => l.IndexOf(" time=", StringComparison.Ordinal) is var at and >= 0 ? l[(at + 6)..].Split(' ')[0] : null)
             .Where(t => t is not null)
             .Select(t => double.Parse(t!, CultureInfo.InvariantCulture) * 1_000)
-            .Order()
             .ToList();
         return times.Count == 0
             ? throw new CliException($"bench: ping printed no echo times: {output.Trim()}", CliException.FailureExitCode)
-            : times.Count % 2 == 1 ? times[times.Count / 2] : (times[(times.Count / 2) - 1] + times[times.Count / 2]) / 2;
+            : Spread.Of(times).Median;
     }
 
     private static (int ExitCode, string Output) Run(ProcessStartInfo start, int timeoutSeconds)

@@ -40,9 +40,6 @@ internal sealed class TunCoalescer
     /// <summary>Super-packets written with more than one packet inside.</summary>
     public long Coalesced { get; private set; }
 
-    /// <summary>Packets that went into those super-packets.</summary>
-    public long CoalescedPackets { get; private set; }
-
     /// <summary>Takes one decrypted packet; it is either held to be joined or written now (with what its flow held before it).</summary>
     public void Add(ReadOnlySpan<byte> bytes, ITunPacketWriter writer)
     {
@@ -201,7 +198,6 @@ internal sealed class TunCoalescer
         var header = new VirtioNetHeader(
             VirtioNetHeader.NeedsChecksum, gsoType, (ushort)item.HeadersLength, (ushort)item.SegmentSize, (ushort)item.IPHeaderLength, (ushort)checksumOffset);
         Coalesced++;
-        CoalescedPackets += item.Segments;
         writer.Write(header, packet);
     }
 

@@ -32,10 +32,9 @@ internal sealed class PendingTcpFrames(int capacity, int maxMessage)
         return true;
     }
 
-    /// <summary>Sends what is pending; returns the messages dropped (connection gone, or its send queue full).</summary>
-    public int Flush(TcpPaths paths)
+    /// <summary>Sends what is pending; messages a connection cannot take (gone, or its send queue full) are counted by <paramref name="paths"/>.</summary>
+    public void Flush(TcpPaths paths)
     {
-        var dropped = 0;
         var start = 0;
         while (start < _count)
         {
@@ -47,17 +46,12 @@ internal sealed class PendingTcpFrames(int capacity, int maxMessage)
                 end++;
             }
 
-            if (!paths.TrySend(path, _run.AsSpan(0, end - start)))
-            {
-                dropped += end - start;
-            }
-
+            _ = paths.TrySend(path, _run.AsSpan(0, end - start));
             start = end;
         }
 
         _run.AsSpan(0, _count).Clear();
         _count = 0;
         _used = 0;
-        return dropped;
     }
 }

@@ -131,7 +131,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     {
         EnableGroFor(batch);
         var vectors = VectorsOf(batch);
-        vectors.Reset(batch.Capacity, _wantControl);
+        vectors.Reset(_wantControl);
         int received;
         try
         {

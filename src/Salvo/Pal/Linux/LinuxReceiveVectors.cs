@@ -67,10 +67,9 @@ internal sealed unsafe class LinuxReceiveVectors
 
     public byte* Control { get; }
 
-    /// <summary>Restores the in/out fields the kernel overwrote in the last call.</summary>
-    /// <param name="count">Headers to reset.</param>
+    /// <summary>Restores the in/out fields the kernel overwrote in the last call, ready for a receive into every header.</summary>
     /// <param name="wantControl">Whether any control message (GRO, packet info, ECN) is enabled on the socket.</param>
-    public void Reset(int count, bool wantControl)
+    public void Reset(bool wantControl)
     {
         var controlLength = wantControl ? (nuint)ControlMessages.ReceiveStride : 0;
         if (controlLength != _controlLength)
@@ -79,7 +78,7 @@ internal sealed unsafe class LinuxReceiveVectors
             _written = Count;
         }
 
-        var dirty = Math.Min(count, _written);
+        var dirty = _written;
         _written = 0;
         for (var i = 0; i < dirty; i++)
         {

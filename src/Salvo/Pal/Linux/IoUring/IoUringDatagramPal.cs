@@ -43,7 +43,7 @@ internal sealed class IoUringDatagramPal : DatagramPal
 
     public override DatagramBackend Backend => DatagramBackend.IoUring;
 
-    /// <summary>A receive with a zero timeout looks at the inbox and returns: no system call at all.</summary>
+    /// <summary>A receive with a zero timeout does not wait: it looks at the inbox (a socket on its thread's own ring first reaps that ring, one io_uring_enter) and returns.</summary>
     public override bool CanSpinReceive => true;
 
     /// <summary>Dispose closes the inbox, which wakes every waiter.</summary>

@@ -70,8 +70,6 @@ internal sealed unsafe class IoUringEngine
         Close,
     }
 
-    public int SmallPayload => SmallPayloadBytes;
-
     /// <summary>
     /// The thread that drives this engine with <see cref="Drive"/> (its receives were armed by that thread, so the
     /// kernel's completion work runs there and no other thread is woken); null for an engine with its own thread.
@@ -129,10 +127,7 @@ internal sealed unsafe class IoUringEngine
     public void Post(IoUringReceiver receiver, Command command)
     {
         _commands.Enqueue((receiver, command));
-        if (!IsDrivenByCurrentThread)
-        {
-            Wake();
-        }
+        Wake();
     }
 
     /// <summary>
@@ -180,7 +175,7 @@ internal sealed unsafe class IoUringEngine
             Interlocked.Add(ref _largeAvailable, largeCount);
         }
 
-        if (smallCount + largeCount > 0 && Volatile.Read(ref _starvedCount) > 0 && !IsDrivenByCurrentThread)
+        if (smallCount + largeCount > 0 && Volatile.Read(ref _starvedCount) > 0)
         {
             Wake();
         }

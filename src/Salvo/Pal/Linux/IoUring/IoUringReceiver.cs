@@ -63,7 +63,7 @@ internal sealed unsafe class IoUringReceiver
     /// <summary>Arms the multishot receive at the first receive, in the buffer group that fits <paramref name="bufferSize"/>.</summary>
     public void EnsureArmed(int bufferSize)
     {
-        if (bufferSize > Engine.SmallPayload && Interlocked.Exchange(ref _wantsLarge, 1) == 0 && Volatile.Read(ref _armRequested) != 0)
+        if (bufferSize > IoUringEngine.SmallPayloadBytes && Interlocked.Exchange(ref _wantsLarge, 1) == 0 && Volatile.Read(ref _armRequested) != 0)
         {
             Engine.Post(this, IoUringEngine.Command.Regroup);
         }

@@ -107,7 +107,8 @@ internal sealed unsafe class IoUringSendRing
             sent++;
         }
 
-        errno = sent < n && sent == 0 ? (Errno)(-_results[0]) : Errno.None;
-        return sent == 0 && n > 0 ? -1 : sent;
+        // n is at least 1 (checked above): nothing sent means the first message failed.
+        errno = sent == 0 ? (Errno)(-_results[0]) : Errno.None;
+        return sent == 0 ? -1 : sent;
     }
 }
