@@ -21,9 +21,13 @@ public sealed class DatagramServerOptions
     /// convenience. The server turns <see cref="DatagramSocketOptions.ReusePort"/> on when it opens a socket per worker.
     /// <see cref="DatagramSocketOptions.Gro"/> must stay off: one coalesced buffer can carry up to 64 datagrams, more than
     /// the one reply per request the reply batch has room for. Defaults to a template with GRO off and everything else
-    /// at its default.
+    /// at its default. Read-only, so that an initializer cannot replace it after <see cref="EndPoint"/> was set (which
+    /// would lose the endpoint, and turn GRO back on); set its properties, or write <c>Socket = { DontFragment = true }</c>
+    /// in an object initializer.
     /// </summary>
-    public DatagramSocketOptions Socket { get; set; } = new() { Gro = false };
+    public DatagramSocketOptions Socket => _socket;
+
+    private DatagramSocketOptions _socket = new() { Gro = false };
 
     /// <summary>
     /// Where to listen. Port 0 picks a free port; <see cref="DatagramServer.LocalEndPoint"/> reports it.
@@ -184,12 +188,6 @@ public sealed class DatagramServerOptions
 
     private IEnumerable<(string Option, string Message)> EnumerateErrors()
     {
-        if (Socket is null)
-        {
-            yield return (nameof(Socket), "Socket is required (the options every worker's socket opens with).");
-            yield break;
-        }
-
         if (Socket.Gro)
         {
             yield return (nameof(Socket), "Socket.Gro must be false: one coalesced buffer can carry up to 64 datagrams, more than the reply batch's one reply per request.");
@@ -295,7 +293,7 @@ public sealed class DatagramServerOptions
     internal DatagramServerOptions Clone()
     {
         var copy = (DatagramServerOptions)MemberwiseClone();
-        copy.Socket = Socket.Clone();
+        copy._socket = _socket.Clone();
         return copy;
     }
 }

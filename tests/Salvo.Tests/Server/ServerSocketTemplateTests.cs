@@ -117,11 +117,23 @@ public sealed class ServerSocketTemplateTests
     public void Template_WithGro_IsRefusedNamingTheOption()
     {
         var options = LoopbackOptions();
-        options.Socket = new DatagramSocketOptions { LocalEndPoint = options.EndPoint };
+        options.Socket.Gro = true;
 
         var error = Assert.Throws<ArgumentException>(options.Validate);
         Assert.Equal("Socket", error.ParamName);
         Assert.Contains("Socket.Gro", error.Message);
+    }
+
+    [Fact]
+    public void NestedInitializer_KeepsTheEndPointSetBeforeIt()
+    {
+        var endPoint = new IPEndPoint(IPAddress.Loopback, 5353);
+        var options = new DatagramServerOptions { EndPoint = endPoint, Socket = { DontFragment = true } };
+
+        Assert.Same(endPoint, options.EndPoint);
+        Assert.True(options.Socket.DontFragment);
+        Assert.False(options.Socket.Gro);
+        options.Validate();
     }
 
     [Fact]

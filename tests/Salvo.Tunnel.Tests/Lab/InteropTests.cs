@@ -103,6 +103,6 @@ public sealed class InteropTests
     internal static void AssertNoLoss((int ExitCode, string Output) ping)
     {
         Assert.True(ping.ExitCode == 0, ping.Output);
-        Assert.Contains(" 0% packet loss", ping.Output, StringComparison.Ordinal);
+        Assert.True(ping.Output.Contains(" 0% packet loss", StringComparison.Ordinal), ping.Output);
     }
 }

@@ -112,6 +112,8 @@ internal sealed unsafe class IoUringEngine
         if (small is null || large is null)
         {
             ring.Dispose();
+            // Closing the ring unregisters the groups (and ends nothing else: no receive was armed on it yet).
+            small?.Unmap();
             refusal = $"IORING_REGISTER_PBUF_RING failed with {errno} (provided-buffer rings need Linux 5.19)";
             return null;
         }

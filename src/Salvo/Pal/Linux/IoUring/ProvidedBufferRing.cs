@@ -4,7 +4,7 @@ using Salvo.Interop.Linux;
 namespace Salvo.Pal;
 
 // Safety: the entry ring and the buffers are one anonymous mapping made in TryRegister and never unmapped while the
-// io_uring that reads it lives (the engines live as long as the process); every index is masked by Count - 1 or checked
+// io_uring that reads it lives (Unmap is for a ring closed before any receive); every index is masked by Count - 1 or checked
 // against Count.
 /// <summary>
 /// A provided-buffer ring (IORING_REGISTER_PBUF_RING, kernel 5.19): <see cref="Count"/> buffers of
@@ -17,11 +17,13 @@ internal sealed unsafe class ProvidedBufferRing
     private readonly IoUringBuf* _entries;
     private readonly byte* _buffers;
     private readonly ushort* _tail;
+    private readonly nuint _mappedLength;
     private readonly Lock _returnLock = new();
     private ushort _localTail;
 
-    private ProvidedBufferRing(ushort groupId, int count, int bufferLength, byte* memory)
+    private ProvidedBufferRing(ushort groupId, int count, int bufferLength, byte* memory, nuint mappedLength)
     {
+        _mappedLength = mappedLength;
         GroupId = groupId;
         Count = count;
         BufferLength = bufferLength;
@@ -61,7 +63,7 @@ internal sealed unsafe class ProvidedBufferRing
             return null;
         }
 
-        var buffers = new ProvidedBufferRing(groupId, count, bufferLength, memory);
+        var buffers = new ProvidedBufferRing(groupId, count, bufferLength, memory, length);
         for (var id = 0; id < count; id++)
         {
             buffers.Add((ushort)id);
@@ -71,6 +73,9 @@ internal sealed unsafe class ProvidedBufferRing
         errno = Errno.None;
         return buffers;
     }
+
+    /// <summary>Unmaps the buffers; only once the ring they were registered with is closed and nothing was received into them.</summary>
+    public void Unmap() => _ = Libc.Munmap(_entries, _mappedLength);
 
     /// <summary>The buffer the kernel named in a completion's flags.</summary>
     public byte* BufferAt(ushort bufferId) => _buffers + ((long)bufferId * BufferLength);
