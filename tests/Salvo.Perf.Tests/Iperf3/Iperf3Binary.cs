@@ -19,8 +19,8 @@ internal static class Iperf3Binary
     public static async Task<(int Exit, string Out, string Error)> RunAsync(params string[] args)
     {
         using var process = Start(args);
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
+        var output = Salvo.Tests.Lab.ProcessOutput.ReadToEndOnOwnThread(process.StandardOutput);
+        var error = Salvo.Tests.Lab.ProcessOutput.ReadToEndOnOwnThread(process.StandardError);
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         try
         {

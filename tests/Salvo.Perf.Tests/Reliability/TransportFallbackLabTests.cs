@@ -152,8 +152,8 @@ public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelp
 
     private static JsonElement Finish(Process process)
     {
-        var error = process.StandardError.ReadToEndAsync();
-        var output = process.StandardOutput.ReadToEndAsync();
+        var error = ProcessOutput.ReadToEndOnOwnThread(process.StandardError);
+        var output = ProcessOutput.ReadToEndOnOwnThread(process.StandardOutput);
         if (!process.WaitForExit(90_000))
         {
             process.Kill(entireProcessTree: true);

@@ -18,6 +18,7 @@ public sealed partial class NetworkLab : IDisposable
 
     public NetworkLab(int mtu = 1500)
     {
+        ThreadPoolFloor.Raise();
         RemoveStaleNamespaces();
         var tag = $"{Environment.ProcessId}-{Interlocked.Increment(ref s_next)}";
         HostA = $"{Prefix}{tag}-a";
@@ -156,8 +157,9 @@ public sealed partial class NetworkLab : IDisposable
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         }) ?? throw new InvalidOperationException($"could not start {file}");
-        var output = process.StandardOutput.ReadToEnd();
-        var error = process.StandardError.ReadToEnd();
+        // Both at once: a tool that fills the stderr pipe while stdout is read would otherwise never finish.
+        var output = ProcessOutput.ReadToEndOnOwnThread(process.StandardOutput);
+        var error = ProcessOutput.ReadToEndOnOwnThread(process.StandardError);
         if (!process.WaitForExit(30_000))
         {
             process.Kill();
@@ -166,10 +168,10 @@ public sealed partial class NetworkLab : IDisposable
 
         if (process.ExitCode != 0)
         {
-            throw new InvalidOperationException($"{file} {arguments} failed ({process.ExitCode}): {error.Trim()}");
+            throw new InvalidOperationException($"{file} {arguments} failed ({process.ExitCode}): {error.Result.Trim()}");
         }
 
-        return output;
+        return output.Result;
     }
 
     [LibraryImport("libc.so.6", EntryPoint = "setns", SetLastError = true)]

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Salvo.Tests.Lab;
 
 namespace Salvo.Tunnel.Tests.Support;
 
@@ -46,8 +47,8 @@ internal static class ExternalTool
         }
 
         process.StandardInput.Close();
-        var output = ReadToEndOnOwnThread(process.StandardOutput);
-        var error = ReadToEndOnOwnThread(process.StandardError);
+        var output = ProcessOutput.ReadToEndOnOwnThread(process.StandardOutput);
+        var error = ProcessOutput.ReadToEndOnOwnThread(process.StandardError);
         if (!process.WaitForExit(timeoutMilliseconds))
         {
             process.Kill();
@@ -55,29 +56,5 @@ internal static class ExternalTool
         }
 
         return (process.ExitCode, output.Result, error.Result);
-    }
-
-    /// <summary>
-    /// Reads a redirected stream to its end on a thread of its own. ReadToEndAsync on a process pipe holds a thread-pool
-    /// thread for as long as the tool runs; two of them on a 2-core machine (2 pool threads until the pool grows, about
-    /// one a second) held the tunnel's TCP send loop back 0.8 s, and a ping through the TCP fallback timed out.
-    /// </summary>
-    private static Task<string> ReadToEndOnOwnThread(StreamReader reader)
-    {
-        var result = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var thread = new Thread(() =>
-        {
-            try
-            {
-                result.SetResult(reader.ReadToEnd());
-            }
-            catch (Exception e) when (e is IOException or ObjectDisposedException)
-            {
-                result.SetException(e);
-            }
-        })
-        { IsBackground = true, Name = "tool output" };
-        thread.Start();
-        return result.Task;
     }
 }
