@@ -1,25 +1,19 @@
 """Medians and Salvo/C ratios of a benchmarks/level-with-c/run.sh output, as the table in docs/benchmarks.md."""
-import collections
-import statistics
+import os
 import sys
 
-points = collections.defaultdict(list)
-for line in open(sys.argv[1] if len(sys.argv) > 1 else "level-with-c.txt"):
-    fields = line.split()
-    if not fields or fields[0] not in ("c", "s"):
-        print(line.strip())
-        continue
-    points[tuple(fields[:3])].append(dict(f.split("=", 1) for f in fields[4:] if "=" in f))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import points as shared  # noqa: E402
+
+points = shared.load(sys.argv[1] if len(sys.argv) > 1 else "level-with-c.txt")
 
 
 def median(key, field):
-    values = [float(p[field]) for p in points[key] if field in p]
-    return statistics.median(values) if values else float("nan")
+    return shared.median(points[key], field)
 
 
 def cpu_ns(key, cpu, rate):
-    values = [float(p[cpu]) / 100 * 1e9 / float(p[rate]) for p in points[key] if float(p.get(rate, 0)) > 0]
-    return statistics.median(values) if values else float("nan")
+    return shared.cpu_ns(points[key], cpu, rate)
 
 
 print("| point | C | Salvo | Salvo / C |")

@@ -79,6 +79,9 @@ public sealed class DatagramSocket : IDisposable
     /// <inheritdoc cref="DatagramPal.ReceiveOnThisThreadOnly"/>
     internal void ReceiveOnThisThreadOnly() => _pal.ReceiveOnThisThreadOnly();
 
+    /// <inheritdoc cref="DatagramPal.EndReceivingOnThisThread"/>
+    internal void EndReceivingOnThisThread() => _pal.EndReceivingOnThisThread();
+
     /// <summary>The address family of the socket (IPv6 also carries IPv4 when dual-mode).</summary>
     public AddressFamily AddressFamily => _pal.Socket.AddressFamily;
 

@@ -109,6 +109,18 @@ internal sealed class RrConnection : IDisposable
     public void RunClosedLoop(int inFlight)
     {
         _socket.ReceiveOnThisThreadOnly();
+        try
+        {
+            KeepInFlight(inFlight);
+        }
+        finally
+        {
+            _socket.EndReceivingOnThisThread();
+        }
+    }
+
+    private void KeepInFlight(int inFlight)
+    {
         var slotSequence = new ulong[inFlight];
         var slotSentAt = new long[inFlight];
 
@@ -213,6 +225,18 @@ internal sealed class RrConnection : IDisposable
     public void RunPacedReceiver()
     {
         _socket.ReceiveOnThisThreadOnly();
+        try
+        {
+            ReceiveUntilTheWindowEnds();
+        }
+        finally
+        {
+            _socket.EndReceivingOnThisThread();
+        }
+    }
+
+    private void ReceiveUntilTheWindowEnds()
+    {
         var end = _plan.MeasureEndNanoseconds + _plan.TimeoutNanoseconds;
         while (MonotonicClock.NowNanoseconds() < end)
         {

@@ -65,6 +65,14 @@ internal abstract class DatagramPal : IDisposable
     {
     }
 
+    /// <summary>
+    /// Says that the calling thread, which claimed sockets with <see cref="ReceiveOnThisThreadOnly"/>, receives no more:
+    /// a backend releases what it tied to the thread. Does nothing by default.
+    /// </summary>
+    public virtual void EndReceivingOnThisThread()
+    {
+    }
+
     /// <summary>Receives one datagram into caller memory.</summary>
     public abstract ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken);
 

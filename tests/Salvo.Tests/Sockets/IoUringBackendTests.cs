@@ -242,5 +242,79 @@ public sealed class IoUringBackendTests
         return values;
     }
 
+    [IoUringFact]
+    public void ThreadThatEndsReceiving_ReleasesItsRing_AndTheSocketGoesOnReceivingOnASharedEngine()
+    {
+        using var socket = Open();
+        using var sender = Open(gso: false);
+        IoUringEngine? engine = null;
+        var firstRound = 0;
+        var thread = new Thread(() =>
+        {
+            socket.ReceiveOnThisThreadOnly();
+            engine = ((IoUringDatagramPal)socket.Pal).Receiver?.Engine;
+            var received = new ReceiveBatch(capacity: 64, bufferSize: 64);
+            SendEight(sender, socket);
+            for (var wait = 0; firstRound < 8 && wait < 100; wait++)
+            {
+                firstRound += socket.Receive(received, TimeSpan.FromMilliseconds(50));
+            }
+
+            socket.EndReceivingOnThisThread();
+        });
+        thread.Start();
+        Assert.True(thread.Join(TimeSpan.FromSeconds(10)), "the receiving thread did not end");
+        Assert.Equal(8, firstRound);
+        Assert.NotNull(engine);
+        Assert.True(engine.IsReleased, "the thread's ring was kept after it ended receiving");
+
+        // The socket is still open: its next receive, on another thread, goes through a shared engine.
+        SendEight(sender, socket);
+        var batch = new ReceiveBatch(capacity: 64, bufferSize: 64);
+        var secondRound = 0;
+        for (var wait = 0; secondRound < 8 && wait < 100; wait++)
+        {
+            secondRound += socket.Receive(batch, TimeSpan.FromMilliseconds(50));
+        }
+
+        Assert.Equal(8, secondRound);
+        Assert.Null(((IoUringDatagramPal)socket.Pal).Receiver!.Engine.OwnerThreadId);
+    }
+
+    [IoUringFact]
+    public async Task DedicatedServerWorker_ReleasesItsThreadsRing_WhenTheServerStops()
+    {
+        // Without it a server stopped and started again kept a ring and 8.7 MiB of buffers per worker per start.
+        var engines = new IoUringEngine?[2];
+        var options = new Salvo.Server.DatagramServerOptions
+        {
+            EndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+            Workers = 2,
+            Backend = DatagramBackend.IoUring,
+            ReceiveThreadStarted = index => engines[index] = IoUringEngines.ForThisThread,
+        };
+        var server = new Salvo.Server.DatagramServer(options, new Salvo.Server.EchoHandler());
+        await server.StartAsync();
+        for (var wait = 0; (engines[0] is null || engines[1] is null) && wait < 500; wait++)
+        {
+            await Task.Delay(10);
+        }
+
+        Assert.All(engines, engine => Assert.False(engine!.IsReleased));
+        await server.DisposeAsync();
+        Assert.All(engines, engine => Assert.True(engine!.IsReleased, "a worker's ring was kept after the server stopped"));
+    }
+
+    private static void SendEight(DatagramSocket sender, DatagramSocket receiver)
+    {
+        var batch = new SendBatch(capacity: 8, maxDatagramSize: 8);
+        for (var i = 0; i < 8; i++)
+        {
+            batch.Add(new byte[8], receiver.LocalAddress);
+        }
+
+        Assert.Equal(8, sender.Send(batch));
+    }
+
     private static DatagramSocket Rebind(int port) => DatagramSocket.Bind(new IPEndPoint(IPAddress.Loopback, port), DatagramBackend.LinuxBatched);
 }

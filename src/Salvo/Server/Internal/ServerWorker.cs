@@ -87,10 +87,19 @@ internal sealed partial class ServerWorker
             var receiving = StartThread(
                 () =>
                 {
-                    // This thread makes every receive on the worker's socket: a backend may drive its ring from it.
+                    // This thread makes every receive on the worker's socket: a backend may drive its ring from it, and
+                    // releases that ring when the loop ends (a server stopped and started again would otherwise keep one
+                    // per worker per start).
                     _socket.ReceiveOnThisThreadOnly();
-                    _receiveThreadStarted?.Invoke(Index);
-                    RunReceiveLoopAsync().GetAwaiter().GetResult();
+                    try
+                    {
+                        _receiveThreadStarted?.Invoke(Index);
+                        RunReceiveLoopAsync().GetAwaiter().GetResult();
+                    }
+                    finally
+                    {
+                        _socket.EndReceivingOnThisThread();
+                    }
                 },
                 "receive");
             var processing = _queue is null ? Task.CompletedTask : StartThread(() => RunProcessLoopAsync().GetAwaiter().GetResult(), "process");

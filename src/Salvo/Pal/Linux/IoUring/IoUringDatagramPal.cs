@@ -136,8 +136,43 @@ internal sealed class IoUringDatagramPal : DatagramPal
         }
     }
 
-    /// <summary>The socket's receiver, made at the first receive on a shared engine unless a thread claimed it first.</summary>
-    private IoUringReceiver ReceiverFor() => Volatile.Read(ref _receiver) ?? MakeReceiver(IoUringEngines.Next());
+    /// <summary>Releases the calling thread's own engine: its sockets receive on a shared engine from their next receive.</summary>
+    public override void EndReceivingOnThisThread() => IoUringEngines.ReleaseThisThread();
+
+    /// <summary>
+    /// The socket's receiver, made at the first receive on a shared engine unless a thread claimed it first; made again on
+    /// a shared engine when the thread that claimed the socket released its engine.
+    /// </summary>
+    private IoUringReceiver ReceiverFor()
+    {
+        var receiver = Volatile.Read(ref _receiver);
+        if (receiver is null)
+        {
+            return MakeReceiver(IoUringEngines.Next());
+        }
+
+        if (!receiver.Engine.IsReleased)
+        {
+            return receiver;
+        }
+
+        ThrowIfDisposed();
+        var moved = new IoUringReceiver(IoUringEngines.Next(), Socket.SafeHandle, Counters, _wantControl);
+        var current = Interlocked.CompareExchange(ref _receiver, moved, receiver);
+        if (current != receiver)
+        {
+            return current!;
+        }
+
+        // Its receive was cancelled and its buffers went with the engine: nothing queued in it may be read.
+        receiver.Dispose();
+        if (IsDisposed)
+        {
+            moved.Dispose();
+        }
+
+        return moved;
+    }
 
     private IoUringReceiver MakeReceiver(IoUringEngine engine)
     {

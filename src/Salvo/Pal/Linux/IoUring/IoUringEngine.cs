@@ -27,6 +27,9 @@ internal sealed unsafe class IoUringEngine
     public const int SmallBuffers = 4096;
     public const int LargeBuffers = 64;
     private const ulong WakeTag = ulong.MaxValue;
+
+    // How long a release waits for the cancelled receives' last completions: one comes back within an enter.
+    private const int ReleaseWaitMilliseconds = 1000;
     private const ulong CancelTag = ulong.MaxValue - 1;
 
     /// <summary>recvmsg_out, then the name as long as the template's msg_namelen, then the control reserve.</summary>
@@ -45,6 +48,8 @@ internal sealed unsafe class IoUringEngine
     private int _smallAvailable;
     private int _largeAvailable;
     private int _starvedCount;
+    private bool _releasing;
+    private int _released;
 
     private IoUringEngine(IoUringRing ring, ProvidedBufferRing small, ProvidedBufferRing large, int index, bool drivenByCaller)
     {
@@ -75,6 +80,9 @@ internal sealed unsafe class IoUringEngine
     /// kernel's completion work runs there and no other thread is woken); null for an engine with its own thread.
     /// </summary>
     public int? OwnerThreadId { get; }
+
+    /// <summary>Whether the owner released the engine (<see cref="TryRelease"/>): its ring is closed and its buffers gone.</summary>
+    public bool IsReleased => Volatile.Read(ref _released) != 0;
 
     /// <summary>Whether the calling thread drives this engine.</summary>
     public bool IsDrivenByCurrentThread => OwnerThreadId == Environment.CurrentManagedThreadId;
@@ -140,6 +148,53 @@ internal sealed unsafe class IoUringEngine
     {
         System.Diagnostics.Debug.Assert(IsDrivenByCurrentThread, "only the owner thread drives its engine");
         Pump(milliseconds);
+    }
+
+    /// <summary>
+    /// On the owner thread, when it receives no more: cancels the receives still armed, drives the ring until their last
+    /// completions are in (at most <see cref="ReleaseWaitMilliseconds"/>), then closes the ring and unmaps both buffer
+    /// groups. False, with everything kept, when a receive did not end in time.
+    /// </summary>
+    public bool TryRelease()
+    {
+        System.Diagnostics.Debug.Assert(IsDrivenByCurrentThread, "only the owner thread releases its engine");
+        _releasing = true;
+        RunCommands();
+        foreach (var receiver in _slots)
+        {
+            if (receiver is null)
+            {
+                continue;
+            }
+
+            if (receiver.Armed)
+            {
+                Cancel(receiver);
+            }
+            else
+            {
+                // Starved, or ended by an error: no receive in the kernel.
+                Release(receiver);
+            }
+        }
+
+        var deadline = Environment.TickCount64 + ReleaseWaitMilliseconds;
+        while (_slots.Count > _freeSlots.Count && Environment.TickCount64 < deadline)
+        {
+            Pump(10);
+        }
+
+        if (_slots.Count > _freeSlots.Count)
+        {
+            _releasing = false;
+            return false;
+        }
+
+        Volatile.Write(ref _released, 1);
+        _ring.Dispose();
+        _small.Unmap();
+        _large.Unmap();
+        return true;
     }
 
     /// <summary>Hands buffers a receiver has copied out back to the kernel; any thread.</summary>
@@ -272,7 +327,7 @@ internal sealed unsafe class IoUringEngine
             var receiver = next.Receiver;
             switch (next.Command)
             {
-                case Command.Arm when !receiver.IsDisposed && !receiver.Armed && !receiver.Starved:
+                case Command.Arm when !receiver.IsDisposed && !receiver.Armed && !receiver.Starved && !_releasing:
                     Arm(receiver);
                     break;
                 case Command.Regroup when receiver.Armed && receiver.ArmedBuffers != _large:
@@ -291,7 +346,7 @@ internal sealed unsafe class IoUringEngine
 
     private void RearmStarved()
     {
-        if (_starved.Count == 0)
+        if (_starved.Count == 0 || _releasing)
         {
             return;
         }
@@ -447,6 +502,11 @@ internal sealed unsafe class IoUringEngine
                     _ = receiver.Inbox.Post(new InboxItem(0, 0, 0, errno));
                     receiver.Armed = false;
                     receiver.RearmOnNextReceive();
+                    if (_releasing)
+                    {
+                        Release(receiver);
+                    }
+
                     return;
             }
         }
@@ -457,7 +517,7 @@ internal sealed unsafe class IoUringEngine
         }
 
         receiver.Armed = false;
-        if (receiver.IsDisposed)
+        if (receiver.IsDisposed || _releasing)
         {
             Release(receiver);
         }

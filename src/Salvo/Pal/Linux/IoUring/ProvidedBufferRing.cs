@@ -4,7 +4,7 @@ using Salvo.Interop.Linux;
 namespace Salvo.Pal;
 
 // Safety: the entry ring and the buffers are one anonymous mapping made in TryRegister and never unmapped while the
-// io_uring that reads it lives (Unmap is for a ring closed before any receive); every index is masked by Count - 1 or checked
+// io_uring that reads it has a receive armed (Unmap comes after the last one ended, under the lock Return takes); every index is masked by Count - 1 or checked
 // against Count.
 /// <summary>
 /// A provided-buffer ring (IORING_REGISTER_PBUF_RING, kernel 5.19): <see cref="Count"/> buffers of
@@ -18,6 +18,7 @@ internal sealed unsafe class ProvidedBufferRing
     private readonly byte* _buffers;
     private readonly ushort* _tail;
     private readonly nuint _mappedLength;
+    private bool _unmapped;
     private readonly Lock _returnLock = new();
     private ushort _localTail;
 
@@ -74,8 +75,21 @@ internal sealed unsafe class ProvidedBufferRing
         return buffers;
     }
 
-    /// <summary>Unmaps the buffers; only once the ring they were registered with is closed and nothing was received into them.</summary>
-    public void Unmap() => _ = Libc.Munmap(_entries, _mappedLength);
+    /// <summary>
+    /// Unmaps the entries and the buffers; only once the ring they were registered with has no receive left that could
+    /// pick one. A <see cref="Return"/> after it (a receiver disposed on another thread) does nothing.
+    /// </summary>
+    public void Unmap()
+    {
+        lock (_returnLock)
+        {
+            if (!_unmapped)
+            {
+                _unmapped = true;
+                _ = Libc.Munmap(_entries, _mappedLength);
+            }
+        }
+    }
 
     /// <summary>The buffer the kernel named in a completion's flags.</summary>
     public byte* BufferAt(ushort bufferId) => _buffers + ((long)bufferId * BufferLength);
@@ -85,6 +99,11 @@ internal sealed unsafe class ProvidedBufferRing
     {
         lock (_returnLock)
         {
+            if (_unmapped)
+            {
+                return;
+            }
+
             foreach (var id in bufferIds)
             {
                 Add(id);
