@@ -168,25 +168,10 @@ internal sealed class TunCoalescer
 
         var isIPv6 = packet[0] >> 4 == 6;
         var protocol = isIPv6 ? packet[6] : packet[9];
+        PacketLengths.Rewrite(packet, item.IPHeaderLength, isIPv6, protocol, idOffset: 0);
         var ip = packet[..item.IPHeaderLength];
         var transport = packet[item.IPHeaderLength..];
-        if (isIPv6)
-        {
-            BinaryPrimitives.WriteUInt16BigEndian(ip[4..], (ushort)transport.Length);
-        }
-        else
-        {
-            BinaryPrimitives.WriteUInt16BigEndian(ip[2..], (ushort)packet.Length);
-            ip[10] = 0;
-            ip[11] = 0;
-            BinaryPrimitives.WriteUInt16BigEndian(ip[10..], InternetChecksum.Finish(InternetChecksum.Add(ip, 0)));
-        }
-
         var checksumOffset = protocol == SegmentLayout.Tcp ? 16 : 6;
-        if (protocol == SegmentLayout.Udp)
-        {
-            BinaryPrimitives.WriteUInt16BigEndian(transport[4..], (ushort)transport.Length);
-        }
 
         // CHECKSUM_PARTIAL: the field holds the pseudo-header sum, not complemented, and the kernel (or whoever
         // segments the packet again) adds the rest (include/linux/skbuff.h, "CHECKSUM_PARTIAL").

@@ -147,20 +147,8 @@ internal static class TunSegmentation
         packet[..layout.HeadersLength].CopyTo(segment);
         packet.Slice(payloadStart, length - layout.HeadersLength).CopyTo(segment[layout.HeadersLength..]);
 
+        PacketLengths.Rewrite(segment, layout.IPHeaderLength, layout.IsIPv6, layout.Protocol, idOffset: index);
         var ip = segment[..layout.IPHeaderLength];
-        if (layout.IsIPv6)
-        {
-            BinaryPrimitives.WriteUInt16BigEndian(ip[4..], (ushort)(length - IPv6HeaderLength));
-        }
-        else
-        {
-            BinaryPrimitives.WriteUInt16BigEndian(ip[2..], (ushort)length);
-            BinaryPrimitives.WriteUInt16BigEndian(ip[4..], (ushort)(BinaryPrimitives.ReadUInt16BigEndian(ip[4..]) + index));
-            ip[10] = 0;
-            ip[11] = 0;
-            BinaryPrimitives.WriteUInt16BigEndian(ip[10..], InternetChecksum.Finish(InternetChecksum.Add(ip, 0)));
-        }
-
         var transport = segment[layout.IPHeaderLength..];
         int checksumOffset;
         if (layout.Protocol == SegmentLayout.Tcp)
@@ -181,7 +169,6 @@ internal static class TunSegmentation
         }
         else
         {
-            BinaryPrimitives.WriteUInt16BigEndian(transport[4..], (ushort)transport.Length);
             checksumOffset = 6;
         }
 

@@ -41,19 +41,14 @@ internal sealed class WaitSignal : IValueTaskSource
         _core.SetResult(true);
     }
 
+    /// <summary>Blocks until set, looking at <paramref name="cancellationToken"/> between slices; a set already made is taken first.</summary>
     public void Wait(CancellationToken cancellationToken)
     {
-        lock (_gate)
+        var milliseconds = 0;
+        while (!Wait(milliseconds))
         {
-            while (!_signaled)
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-                _syncWaiting = true;
-                Monitor.Wait(_gate, CancellationPollMilliseconds);
-                _syncWaiting = false;
-            }
-
-            _signaled = false;
+            cancellationToken.ThrowIfCancellationRequested();
+            milliseconds = CancellationPollMilliseconds;
         }
     }
 

@@ -137,7 +137,10 @@ internal sealed partial class ServerWorker
         {
             OnRepliesFailed(e);
         }
-
-        _replies.Clear();
+        finally
+        {
+            // Every handling starts from an empty batch: this is the one place that empties it.
+            _replies.Clear();
+        }
     }
 }

@@ -179,7 +179,6 @@ internal sealed partial class ServerWorker
     private DatagramContext BeginHandle(ReceiveBatch batch)
     {
         _counters.OnHandled(batch.Count);
-        _replies.Clear();
         return new DatagramContext(batch, _replies, this, _drainStop);
     }
 
