@@ -128,6 +128,7 @@ public sealed partial class TunnelEngine
             {
                 // Both ends may have dialed at once: answer on the connection the peer sends on.
                 path.TcpAddress = source;
+                path.TcpSilentSince = 0;
 
                 peer.Endpoint = source;
                 return;
@@ -164,15 +165,22 @@ public sealed partial class TunnelEngine
     }
 
     /// <summary>
-    /// Data or a handshake initiation went out: on UDP, the start of a silence that an authenticated packet back
-    /// ends. Initiations count so that UDP blocked from the start (no session, so no data) is found too.
+    /// Data or a handshake initiation went out: the start of a silence that an authenticated packet back ends, on
+    /// either path. Initiations count so that UDP blocked from the start (no session, so no data) is found too.
     /// </summary>
     private void OnAnswerExpected(Peer peer)
     {
         var path = peer.Path;
-        if (path.SilentSince == 0 && path.Current == TunnelPath.Udp)
+        if (path.Current == TunnelPath.Udp)
         {
-            path.SilentSince = _time.GetTimestamp();
+            if (path.SilentSince == 0)
+            {
+                path.SilentSince = _time.GetTimestamp();
+            }
+        }
+        else if (path.TcpSilentSince == 0)
+        {
+            path.TcpSilentSince = _time.GetTimestamp();
         }
     }
 
@@ -187,6 +195,12 @@ public sealed partial class TunnelEngine
 
         if (path.Current == TunnelPath.Tcp)
         {
+            if (path.TcpSilentSince != 0 && _time.GetElapsedTime(path.TcpSilentSince, now) >= _fallback.DeadConnectionAfter)
+            {
+                LeaveDeadConnection(peer, now);
+                return;
+            }
+
             if (path.HandshakeOverTcp)
             {
                 path.HandshakeOverTcp = false;
@@ -251,6 +265,31 @@ public sealed partial class TunnelEngine
         }
     }
 
+    /// <summary>
+    /// The connection carried data out and nothing authenticated back for <see cref="TcpFallbackOptions.DeadConnectionAfter"/>:
+    /// it is closed now (no grace: nothing more will arrive on it) and the peer goes back to UDP, where the fallback
+    /// starts again and dials a new connection if UDP is still blocked.
+    /// </summary>
+    private void LeaveDeadConnection(Peer peer, long now)
+    {
+        var path = peer.Path;
+        var reason = string.Create(CultureInfo.InvariantCulture,
+            $"no authenticated message over TCP for {_time.GetElapsedTime(path.TcpSilentSince, now).TotalMilliseconds:0} ms after sending");
+        if (path.TcpAddress.HasValue)
+        {
+            _connector?.Close(path.TcpAddress, TimeSpan.Zero);
+        }
+
+        if (path.DialedAddress.HasValue && path.DialedAddress != path.TcpAddress)
+        {
+            _connector?.Close(path.DialedAddress, TimeSpan.Zero);
+        }
+
+        path.TcpAddress = default;
+        path.DialedAddress = default;
+        MoveToUdp(peer, reason);
+    }
+
     /// <summary>A handshake initiation to <paramref name="destination"/> now, ahead of REKEY_TIMEOUT: the one message every peer answers at once.</summary>
     private void SendProbe(Peer peer, DatagramAddress destination, ITunnelOutput output)
     {
@@ -288,6 +327,7 @@ public sealed partial class TunnelEngine
             path.DialedAddress = address;
         }
         path.SilentSince = 0;
+        path.TcpSilentSince = 0;
         path.ProbeSent = 0;
         path.UdpProbes = 0;
         path.ProbeSchedule = NewSchedule();
@@ -305,6 +345,7 @@ public sealed partial class TunnelEngine
         var path = peer.Path;
         path.Current = TunnelPath.Udp;
         path.SilentSince = 0;
+        path.TcpSilentSince = 0;
         path.ProbeSent = 0;
         path.DialPending = false;
         path.NextDialAllowed = 0;

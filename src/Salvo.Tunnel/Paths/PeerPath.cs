@@ -29,6 +29,9 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
     /// <summary>When data first went out over UDP after the last authenticated packet came back; 0 while answered.</summary>
     public long SilentSince { get; set; }
 
+    /// <summary>When data first went out over TCP after the last authenticated message came back; 0 while answered.</summary>
+    public long TcpSilentSince { get; set; }
+
     /// <summary>When the handshake checking this silence went out; 0 before it.</summary>
     public long ProbeSent { get; set; }
 

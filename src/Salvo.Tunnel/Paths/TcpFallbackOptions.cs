@@ -35,6 +35,17 @@ public sealed class TcpFallbackOptions
     /// </summary>
     public TimeSpan SwitchGracePeriod { get; init; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>
+    /// While on TCP, how long data may go out with no authenticated message back before the connection is taken for
+    /// dead (a NAT or firewall that forgot it, a peer that vanished without a reset): it is closed at once and the peer
+    /// goes back to UDP, where the fallback starts again, dialing a new connection if UDP is still blocked. A live
+    /// connection is never this quiet: the other end answers data with a keepalive within 10 s (WireGuard's
+    /// KEEPALIVE_TIMEOUT), and WireGuard itself starts a new handshake at 15 s (KEEPALIVE + REKEY_TIMEOUT). Without it,
+    /// such a connection is left only when TCP gives up retransmitting (about 15 minutes with Linux's tcp_retries2).
+    /// Defaults to 15 seconds.
+    /// </summary>
+    public TimeSpan DeadConnectionAfter { get; init; } = TimeSpan.FromSeconds(15);
+
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     public void Validate()
     {
@@ -42,6 +53,7 @@ public sealed class TcpFallbackOptions
         CheckPositive(ProbeTimeout, nameof(ProbeTimeout));
         CheckPositive(UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay));
         CheckPositive(UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay));
+        CheckPositive(DeadConnectionAfter, nameof(DeadConnectionAfter));
         if (UdpReprobeMaxDelay < UdpReprobeFirstDelay)
         {
             throw new ArgumentOutOfRangeException(nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");

@@ -45,6 +45,43 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
         Assert.Equal(TunnelPath.Tcp, lab.SalvoB!.Engine.GetPeers()[0].Path);
     }
 
+    [TunnelNftablesLabFact]
+    public void TcpConnectionGoesSilent_TheDialerLeavesIt_AndComesBackOverANewOne()
+    {
+        using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
+        using var block = new UdpBlock(lab.HostB, TunnelLab.PortB);
+        block.Block();
+        Assert.True(PingUntilAnswered(lab, TimeSpan.FromSeconds(20)), "no ping answered over TCP in 20 s");
+
+        // The connection A dialed, seen from B: "0 0 198.18.0.2:51820 198.18.0.1:PORT".
+        var connections = Salvo.Tests.Lab.NetworkLab.Exec(lab.HostB, "ss", $"-Htn state established sport = :{TunnelLab.PortB}");
+        var peerPort = int.Parse(connections.Trim().Split('\n')[0].Split(':')[^1], CultureInfo.InvariantCulture);
+        block.SilenceTcpConnectionFrom(peerPort);
+
+        var clock = Stopwatch.StartNew();
+        var answered = PingUntilAnswered(lab, TimeSpan.FromSeconds(40));
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"first ping answered {clock.Elapsed.TotalSeconds:F1} s after the connection went silent"));
+        output.WriteLine(string.Join(Environment.NewLine, lab.LoggerA.Entries.Concat(lab.LoggerB.Entries).Where(e => e.Contains("moved from", StringComparison.Ordinal))));
+        Assert.True(answered, "no ping answered in 40 s after the connection went silent");
+        Assert.Equal(1, lab.LoggerA.CountContaining("moved from TCP to UDP: no authenticated message over TCP for"));
+        Assert.Equal(TunnelPath.Tcp, lab.SalvoA!.Engine.GetPeers()[0].Path);
+        Assert.Equal(2, lab.SalvoA.Engine.Counters.PathSwitchesToTcp);
+    }
+
+    private static bool PingUntilAnswered(TunnelLab lab, TimeSpan limit)
+    {
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < limit)
+        {
+            if (TunnelLab.Ping(lab.HostA, TunnelLab.TunnelAddressB, count: 1).ExitCode == 0)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     [TunnelNftablesLabFact(TunnelEnd.WireGuardGo)]
     public void WireGuardGoPeer_UdpBlockedForAWhile_TcpRefused_StaysOnUdpAndRecovers()
     {

@@ -35,6 +35,16 @@ internal sealed class UdpBlock : IDisposable
         Nft($"add rule inet {Table} output udp sport {_port} counter drop");
     }
 
+    /// <summary>
+    /// Drops, both ways and without a reset, the one TCP connection that has <paramref name="peerPort"/> at the other
+    /// end, as a NAT that forgot it would: neither end is told, and a new connection (another port) gets through.
+    /// </summary>
+    public void SilenceTcpConnectionFrom(int peerPort)
+    {
+        Nft($"add rule inet {Table} input tcp dport {_port} tcp sport {peerPort} counter drop");
+        Nft($"add rule inet {Table} output tcp sport {_port} tcp dport {peerPort} counter drop");
+    }
+
     public void Unblock()
     {
         Nft($"flush chain inet {Table} input");

@@ -68,6 +68,47 @@ public sealed class TcpFallbackTests
     }
 
     [Fact]
+    public void OnTcp_ConnectionGoesSilent_ClosedAfterFifteenSeconds_AndTheFallbackDialsANewOne()
+    {
+        using var pair = new FallbackPair();
+        FallBack(pair);
+        pair.Run(TimeSpan.FromSeconds(1), () => pair.AliceSends());
+        Assert.Equal(TunnelPath.Tcp, pair.BobPath);
+        pair.BobSends();
+        pair.Exchange();
+        pair.TcpGoesSilent();
+
+        // Alice's data goes out each tick and nothing comes back: the first send of the silence starts the 15 s.
+        pair.Run(TimeSpan.FromSeconds(14.8), () => pair.AliceSends());
+        Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
+        Assert.Empty(pair.AliceConnector.Closes);
+        pair.Run(TimeSpan.FromSeconds(0.4), () => pair.AliceSends());
+
+        Assert.Equal(TunnelPath.Udp, pair.AlicePath);
+        Assert.Equal([(FallbackPair.AliceTcp, TimeSpan.Zero)], pair.AliceConnector.Closes);
+        Assert.Equal(1, pair.AliceLog.CountContaining("moved from TCP to UDP: no authenticated message over TCP for 15"));
+
+        // UDP is still blocked: the fallback finds it so again and dials a new connection.
+        pair.Run(TimeSpan.FromSeconds(3), () => pair.AliceSends());
+        Assert.Equal(2, pair.AliceConnector.Dials.Count);
+        pair.OpenTcp();
+        Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
+    }
+
+    [Fact]
+    public void OnTcp_DataOneWay_ThePeersKeepalivesAnswer_TheConnectionIsKept()
+    {
+        using var pair = new FallbackPair();
+        FallBack(pair);
+
+        pair.Run(TimeSpan.FromSeconds(60), () => pair.AliceSends());
+
+        Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
+        Assert.DoesNotContain(pair.AliceConnector.Closes, close => close.After == TimeSpan.Zero);
+        Assert.Equal(0, pair.AliceLog.CountContaining("no authenticated message over TCP"));
+    }
+
+    [Fact]
     public void OnTcp_UdpProbes_BackOffFromFiveSecondsDoublingToSixty()
     {
         using var pair = new FallbackPair();

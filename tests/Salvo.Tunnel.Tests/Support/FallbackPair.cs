@@ -80,6 +80,9 @@ internal sealed class FallbackPair : IDisposable
         Alice.OnTcpPathOpened(AlicePeer, AliceTcp);
     }
 
+    /// <summary>The connection carries nothing more either way, and neither end is told (a NAT that forgot it).</summary>
+    public void TcpGoesSilent() => TcpOpen = false;
+
     /// <summary>The connection is gone at both ends.</summary>
     public void CloseTcp()
     {
