@@ -267,8 +267,8 @@ public sealed partial class TunnelEngine
 
     /// <summary>
     /// The connection carried data out and nothing authenticated back for <see cref="TcpFallbackOptions.DeadConnectionAfter"/>:
-    /// it is closed now (no grace: nothing more will arrive on it) and the peer goes back to UDP, where the fallback
-    /// starts again and dials a new connection if UDP is still blocked.
+    /// it is closed without the switch's grace period (nothing more will arrive on it) and the peer goes back to UDP,
+    /// where the fallback starts again and dials a new connection if UDP is still blocked.
     /// </summary>
     private void LeaveDeadConnection(Peer peer, long now)
     {

@@ -42,9 +42,12 @@ public sealed class TcpFallbackOptions
     /// connection is never this quiet: the other end answers data with a keepalive within 10 s (WireGuard's
     /// KEEPALIVE_TIMEOUT), and WireGuard itself starts a new handshake at 15 s (KEEPALIVE + REKEY_TIMEOUT). Without it,
     /// such a connection is left only when TCP gives up retransmitting (about 15 minutes with Linux's tcp_retries2).
-    /// Defaults to 15 seconds.
+    /// At least 11 seconds, so that the peer's keepalive always comes first on a live connection. Defaults to 15 seconds.
     /// </summary>
     public TimeSpan DeadConnectionAfter { get; init; } = TimeSpan.FromSeconds(15);
+
+    // KEEPALIVE_TIMEOUT (10 s) plus a second for the keepalive to arrive.
+    private static readonly TimeSpan MinimumDeadConnectionAfter = TimeSpan.FromSeconds(11);
 
     /// <summary>Throws an <see cref="ArgumentException"/> naming the first invalid option.</summary>
     public void Validate()
@@ -53,7 +56,11 @@ public sealed class TcpFallbackOptions
         CheckPositive(ProbeTimeout, nameof(ProbeTimeout));
         CheckPositive(UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay));
         CheckPositive(UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay));
-        CheckPositive(DeadConnectionAfter, nameof(DeadConnectionAfter));
+        if (DeadConnectionAfter < MinimumDeadConnectionAfter || DeadConnectionAfter == Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(DeadConnectionAfter), DeadConnectionAfter,
+                "DeadConnectionAfter must be at least 11 seconds and finite: a live peer may take 10 s (KEEPALIVE_TIMEOUT) to answer one-way data.");
+        }
         if (UdpReprobeMaxDelay < UdpReprobeFirstDelay)
         {
             throw new ArgumentOutOfRangeException(nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");

@@ -59,7 +59,9 @@ internal abstract class DatagramPal : IDisposable
 
     /// <summary>
     /// Says that every receive on this socket will come from the calling thread (a dedicated receive loop), so a
-    /// backend may tie its receive machinery to that thread. Does nothing by default.
+    /// backend may tie its receive machinery to that thread. A promise, not checked: until that thread calls
+    /// <see cref="EndReceivingOnThisThread"/>, a receive from another thread may read what the thread frees when it
+    /// does. Does nothing by default.
     /// </summary>
     public virtual void ReceiveOnThisThreadOnly()
     {

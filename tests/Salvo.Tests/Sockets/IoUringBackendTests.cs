@@ -282,6 +282,49 @@ public sealed class IoUringBackendTests
     }
 
     [IoUringFact]
+    public void ThreadThatEndsReceiving_WithItsRingStarvedOfBuffers_ReleasesIt()
+    {
+        // A thread's ring has 2,048 small buffers: 3,000 datagrams queued and reaped without being taken run the group
+        // dry, which ends the receive (ENOBUFS) and leaves the socket starved in its slot, as under load at a stop.
+        using var socket = Open();
+        using var sender = Open(gso: false);
+        Exception? failure = null;
+        var starved = false;
+        IoUringEngine? engine = null;
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                socket.ReceiveOnThisThreadOnly();
+                var pal = (IoUringDatagramPal)socket.Pal;
+                engine = pal.Receiver!.Engine;
+                Assert.Equal(0, socket.Receive(new ReceiveBatch(capacity: 1, bufferSize: 64), TimeSpan.Zero));
+                for (var i = 0; i < 3_000 / 8; i++)
+                {
+                    SendEight(sender, socket);
+                }
+
+                for (var turn = 0; !pal.Receiver.Starved && turn < 200; turn++)
+                {
+                    engine.Drive(10);
+                }
+
+                starved = pal.Receiver.Starved;
+                socket.EndReceivingOnThisThread();
+            }
+            catch (Exception e)
+            {
+                failure = e;
+            }
+        });
+        thread.Start();
+        Assert.True(thread.Join(TimeSpan.FromSeconds(10)), "the receiving thread did not end");
+        Assert.Null(failure);
+        Assert.True(starved, "the ring never ran out of buffers");
+        Assert.True(engine!.IsReleased);
+    }
+
+    [IoUringFact]
     public async Task DedicatedServerWorker_ReleasesItsThreadsRing_WhenTheServerStops()
     {
         // Without it a server stopped and started again kept a ring and 8.7 MiB of buffers per worker per start.

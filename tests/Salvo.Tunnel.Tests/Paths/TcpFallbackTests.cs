@@ -95,6 +95,18 @@ public sealed class TcpFallbackTests
         Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
     }
 
+    [Theory]
+    [InlineData(10.9)]
+    [InlineData(0)]
+    public void DeadConnectionAfter_BelowTheKeepaliveAndItsMargin_IsRefusedNamingIt(double seconds)
+    {
+        var options = new TcpFallbackOptions { DeadConnectionAfter = TimeSpan.FromSeconds(seconds) };
+
+        var error = Assert.Throws<ArgumentOutOfRangeException>(options.Validate);
+        Assert.Equal(nameof(TcpFallbackOptions.DeadConnectionAfter), error.ParamName);
+        new TcpFallbackOptions { DeadConnectionAfter = TimeSpan.FromSeconds(11) }.Validate();
+    }
+
     [Fact]
     public void OnTcp_DataOneWay_ThePeersKeepalivesAnswer_TheConnectionIsKept()
     {

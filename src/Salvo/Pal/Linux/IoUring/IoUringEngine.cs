@@ -81,7 +81,7 @@ internal sealed unsafe class IoUringEngine
     /// </summary>
     public int? OwnerThreadId { get; }
 
-    /// <summary>Whether the owner released the engine (<see cref="TryRelease"/>): its ring is closed and its buffers gone.</summary>
+    /// <summary>Whether the owner retired the engine (<see cref="Retire"/>): it receives no more, and its ring and buffers are normally gone.</summary>
     public bool IsReleased => Volatile.Read(ref _released) != 0;
 
     /// <summary>Whether the calling thread drives this engine.</summary>
@@ -153,15 +153,19 @@ internal sealed unsafe class IoUringEngine
     /// <summary>
     /// On the owner thread, when it receives no more: cancels the receives still armed, drives the ring until their last
     /// completions are in (at most <see cref="ReleaseWaitMilliseconds"/>), then closes the ring and unmaps both buffer
-    /// groups. False, with everything kept, when a receive did not end in time.
+    /// groups. Either way the engine is retired (<see cref="IsReleased"/>: its sockets move to a shared engine at their
+    /// next receive); when a receive did not end in time the ring and buffers are left mapped, not freed under the kernel.
     /// </summary>
-    public bool TryRelease()
+    /// <returns>Whether the ring was closed and its buffers unmapped.</returns>
+    public bool Retire()
     {
-        System.Diagnostics.Debug.Assert(IsDrivenByCurrentThread, "only the owner thread releases its engine");
+        System.Diagnostics.Debug.Assert(IsDrivenByCurrentThread, "only the owner thread retires its engine");
         _releasing = true;
         RunCommands();
-        foreach (var receiver in _slots)
+        // By index: Release empties the slot, and a List's enumerator refuses a list written during the walk.
+        for (var slot = 0; slot < _slots.Count; slot++)
         {
+            var receiver = _slots[slot];
             if (receiver is null)
             {
                 continue;
@@ -184,13 +188,12 @@ internal sealed unsafe class IoUringEngine
             Pump(10);
         }
 
+        Volatile.Write(ref _released, 1);
         if (_slots.Count > _freeSlots.Count)
         {
-            _releasing = false;
             return false;
         }
 
-        Volatile.Write(ref _released, 1);
         _ring.Dispose();
         _small.Unmap();
         _large.Unmap();

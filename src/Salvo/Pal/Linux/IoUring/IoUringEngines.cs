@@ -49,15 +49,14 @@ internal static class IoUringEngines
     }
 
     /// <summary>
-    /// Releases the calling thread's own engine (its ring and 8.7 MiB of buffers), when it has one: a thread that ends
-    /// without this leaves them mapped until the process ends. Kept when a receive on it does not finish in time.
+    /// Retires the calling thread's own engine, when it has one, freeing its ring and 8.7 MiB of buffers (left mapped,
+    /// not freed, when a receive on it does not end in time): a thread that ends without this keeps them until the
+    /// process ends. A later claim on this thread makes a new engine.
     /// </summary>
     public static void ReleaseThisThread()
     {
-        if (t_engine is { } engine && engine.TryRelease())
-        {
-            t_engine = null;
-        }
+        t_engine?.Retire();
+        t_engine = null;
     }
 
     /// <summary>The engine for the next socket, in turn.</summary>
