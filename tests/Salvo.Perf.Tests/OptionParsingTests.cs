@@ -27,6 +27,31 @@ public sealed class OptionParsingTests
         AssertOneLineNoTrace(error);
     }
 
+    [Theory]
+    [InlineData("salvo: error: Unrecognized command or argument 'frobnicate' (see 'salvo --help')", "frobnicate")]
+    [InlineData("salvo: error: --time: 'abc' is not a number (see 'salvo loopback --help')", "loopback", "-t", "abc")]
+    [InlineData("salvo: error: --parallel: 'x' is not a whole number (see 'salvo rr --help')", "rr", "-P", "x")]
+    [InlineData("salvo: error: Required argument missing for command: 'up' (see 'salvo tunnel up --help')", "tunnel", "up")]
+    public async Task ParseErrors_SayWhatIsWrong_InTheToolsWords_AndTheFullCommandForHelp(string expected, params string[] args)
+    {
+        var (exit, _, error) = await Cli.RunAsync(args);
+
+        Assert.Equal(2, exit);
+        Assert.Equal(expected, error.TrimEnd());
+    }
+
+    [Fact]
+    public async Task Warmup_Zero_MeansNone_AndIsAccepted()
+    {
+        var (exit, output, error) = await Cli.RunAsync("rr", "-t", "0.2", "--warmup", "0", "--json");
+
+        Assert.True(exit == 0, error);
+        Assert.Contains("\"warmupSeconds\": 0", output, StringComparison.Ordinal);
+        var (refused, _, tooShort) = await Cli.RunAsync("rr", "-t", "0.2", "--warmup", "0.001");
+        Assert.Equal(2, refused);
+        Assert.Contains("--warmup", tooShort, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task Server_PortInUse_FailsWithOneLineNamingThePort()
     {

@@ -183,6 +183,20 @@ public sealed class TunnelUpShowTests : IDisposable
         var error = Assert.Throws<CliException>(() => TunnelStatusFiles.Read(_folder, "salvo7"));
 
         Assert.Equal("show: NAME: no running tunnel 'salvo7'", error.Message);
+        Assert.Equal(CliException.FailureExitCode, error.ExitCode);
+    }
+
+    [Fact]
+    public void StatusFiles_LeftByAKilledProcess_AreNotShown()
+    {
+        // A killed 'up' cannot delete its file; it stops rewriting it every second.
+        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
+        var stale = Path.Combine(_folder, "salvo1");
+        File.WriteAllText(stale, "interface: salvo1\n");
+        File.SetLastWriteTimeUtc(stale, DateTime.UtcNow - TunnelStatusFiles.StaleAfter - TimeSpan.FromSeconds(1));
+
+        Assert.Equal("interface: salvo0\n", TunnelStatusFiles.Read(_folder, only: null));
+        Assert.Throws<CliException>(() => TunnelStatusFiles.Read(_folder, "salvo1"));
     }
 
     private static string ValidConfig() =>

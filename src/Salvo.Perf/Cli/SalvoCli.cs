@@ -50,8 +50,7 @@ internal static class SalvoCli
         var parse = root.Parse(args.Length == 0 ? ["--help"] : args);
         if (parse.Errors.Count > 0)
         {
-            var command = parse.CommandResult.Command == root ? "salvo" : $"salvo {parse.CommandResult.Command.Name}";
-            console.Error.WriteLine($"salvo: error: {string.Join("; ", parse.Errors.Select(e => e.Message))} (see '{command} --help')");
+            console.Error.WriteLine(ParseErrorText.Format(parse));
             return CliException.UsageExitCode;
         }
 

@@ -170,7 +170,7 @@ internal static class LoopbackCommand
 
         public Option<double> Duration { get; } = CommonOptions.Seconds("--time", "-t", 1.5, "Measured seconds per point.");
 
-        public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.3, "Unmeasured seconds before each point's window.", min: 0.01);
+        public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.3, "Unmeasured seconds before each point's window (0: none).", min: 0.01, allowZero: true);
 
         public Option<int> Repeat { get; } = CommonOptions.Int("--repeat", null, "COUNT", 3, 1, 100, "Repetitions (rounds over all methods and sizes); the table shows the median.");
 

@@ -85,7 +85,7 @@ internal static class RrCommand
 
         public Option<double> Duration { get; } = CommonOptions.Seconds("--time", "-t", 5, "Measured seconds.");
 
-        public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds first.", min: 0.01);
+        public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds first (0: none).", min: 0.01, allowZero: true);
 
         public Option<double> Rate { get; } = CommonOptions.Double("--rate", null, "PER_SECOND", 0, 0, 10_000_000, "requests/s",
             "Fixed rate in requests/s over all connections (open loop; latency from the intended send time); 0 is the closed loop.");

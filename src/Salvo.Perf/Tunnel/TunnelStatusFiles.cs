@@ -6,18 +6,28 @@ namespace Salvo.Perf.Tunnel;
 internal static class TunnelStatusFiles
 {
     /// <summary>
+    /// A running 'up' rewrites its file every second and deletes it when it ends; one not written for this long was
+    /// left by a process that was killed (SIGKILL, a crash), and its tunnel does not run.
+    /// </summary>
+    internal static readonly TimeSpan StaleAfter = TimeSpan.FromSeconds(5);
+
+    /// <summary>
     /// Every interface's status in name order, or only <paramref name="only"/>'s; nothing when none runs. Asking for
-    /// an interface that does not run is an error rather than empty output, so a typo is not mistaken for a stopped tunnel.
+    /// an interface that does not run is an error (exit code 1, as <c>wg show</c>) rather than empty output, so a typo
+    /// is not mistaken for a stopped tunnel.
     /// </summary>
     public static string Read(string folder, string? only)
     {
-        var files = Directory.Exists(folder) ? Directory.GetFiles(folder).Order(StringComparer.Ordinal).ToList() : [];
+        var now = DateTime.UtcNow;
+        var files = Directory.Exists(folder)
+            ? Directory.GetFiles(folder).Where(f => now - File.GetLastWriteTimeUtc(f) < StaleAfter).Order(StringComparer.Ordinal).ToList()
+            : [];
         if (only is not null)
         {
             files = [.. files.Where(f => Path.GetFileName(f) == only)];
             if (files.Count == 0)
             {
-                throw new CliException($"show: NAME: no running tunnel '{only}'");
+                throw new CliException($"show: NAME: no running tunnel '{only}'", CliException.FailureExitCode);
             }
         }
 

@@ -42,12 +42,14 @@ public static class WireGuardConfigParser
             }
 
             var equals = line.IndexOf('=', StringComparison.Ordinal);
-            if (equals <= 0)
+            var key = equals > 0 ? line[..equals].Trim() : string.Empty;
+            if (!IsKeyName(key))
             {
-                throw new TunnelConfigurationException(lineNumber, null, $"expected 'Key = Value' or a [Section], not '{line}'");
+                // The line is not quoted back: it may be a key with its '=' missing ("PrivateKey abc...="), and the
+                // message goes to the terminal and the logs.
+                throw new TunnelConfigurationException(lineNumber, null, "expected 'Key = Value' or a [Section] (the line is not shown: it may hold a key)");
             }
 
-            var key = line[..equals].Trim();
             var value = line[(equals + 1)..].Trim();
             if (s_unsupported.Contains(key))
             {
@@ -59,6 +61,13 @@ public static class WireGuardConfigParser
 
         return state.Build();
     }
+
+    /// <summary>
+    /// A word of letters and digits, as every WireGuard key name is, and short: a base64 key (44 characters) that lost
+    /// its spaces is not taken for a name, so no message repeats it.
+    /// </summary>
+    private static bool IsKeyName(string key) =>
+        key.Length is > 0 and <= 32 && char.IsAsciiLetter(key[0]) && key.All(char.IsAsciiLetterOrDigit);
 
     private static string StripComment(string line)
     {

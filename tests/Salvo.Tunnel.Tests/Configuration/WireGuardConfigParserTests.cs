@@ -104,6 +104,21 @@ public sealed class WireGuardConfigParserTests
         Assert.Contains("must be auto, off or only, not 'sometimes'", error.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("PrivateKey {0}")]
+    [InlineData("{0}")]
+    [InlineData("PrivateKey: {0}")]
+    public void Parse_LineWithoutKeyAndValue_IsRefused_WithoutRepeatingTheKeyItMayHold(string line)
+    {
+        var text = "[Interface]\n" + string.Format(System.Globalization.CultureInfo.InvariantCulture, line, s_private) + "\n";
+
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse(text));
+
+        Assert.Equal(2, error.Line);
+        Assert.Contains("expected 'Key = Value'", error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(s_private.ToString()[..20], error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void Parse_NoMtu_DefaultsTo1420()
     {
