@@ -18,6 +18,9 @@ public sealed class OptionParsingTests
     [InlineData("--response", "rr", "--response", "65508")]
     [InlineData("--parallel-levels", "sweep", "--parallel-levels", "1,0")]
     [InlineData("--kind", "sweep", "--kind", "everything")]
+    [InlineData("-m/--methods: an empty item in 'salvo,,socket'", "loopback", "-m", "salvo,,socket")]
+    [InlineData("an empty item in '64,1380,'", "loopback", "-l", "64,1380,")]
+    [InlineData("--workers: an empty item in '1,,2'", "loopback", "--workers", "1,,2")]
     public async Task BadInput_IsRejected_WithOneLineNamingTheProblem(string expected, params string[] args)
     {
         var (exit, _, error) = await Cli.RunAsync(args);

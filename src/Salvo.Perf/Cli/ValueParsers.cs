@@ -8,11 +8,26 @@ internal static class ValueParsers
     /// <summary>The largest UDP payload over IPv4: 65,535 - 20 (IP) - 8 (UDP).</summary>
     public const int MaxUdpPayload = 65_507;
 
+    /// <summary>
+    /// The items of a comma-separated value, trimmed. An empty one ("64,,1380", a trailing comma) is an error rather than
+    /// skipped: it is most likely a value that was meant to be there.
+    /// </summary>
+    public static string[] SplitList(string text, string option, out string? error)
+    {
+        var parts = text.Split(',', StringSplitOptions.TrimEntries);
+        error = parts.Length > 1 && parts.Any(p => p.Length == 0) ? $"{option}: an empty item in '{text}'." : null;
+        return error is null ? [.. parts.Where(p => p.Length > 0)] : [];
+    }
+
     /// <summary>Parses "64,1380" into sizes between <paramref name="min"/> and 65,507.</summary>
     public static int[] ParseSizes(string text, string option, int min, out string? error)
     {
-        error = null;
-        var parts = text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        var parts = SplitList(text, option, out error);
+        if (error is not null)
+        {
+            return [];
+        }
+
         if (parts.Length == 0)
         {
             error = $"{option}: expected one or more sizes in bytes, such as 64,1380.";
@@ -49,8 +64,12 @@ internal static class ValueParsers
     /// <summary>Parses a comma-separated list of positive integers (parallelism levels).</summary>
     public static int[] ParseCounts(string text, string option, int max, out string? error)
     {
-        error = null;
-        var parts = text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        var parts = SplitList(text, option, out error);
+        if (error is not null)
+        {
+            return [];
+        }
+
         var counts = new int[parts.Length];
         for (var i = 0; i < parts.Length; i++)
         {

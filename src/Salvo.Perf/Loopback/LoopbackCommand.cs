@@ -188,15 +188,12 @@ internal static class LoopbackCommand
             CustomParser = r =>
             {
                 var counts = new List<int>();
-                foreach (var value in r.Tokens.SelectMany(t => t.Value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)))
+                foreach (var token in r.Tokens)
                 {
-                    if (int.TryParse(value, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var n) && n is >= 1 and <= 1024)
+                    counts.AddRange(ValueParsers.ParseCounts(token.Value, "--workers", 1024, out var error));
+                    if (error is not null)
                     {
-                        counts.Add(n);
-                    }
-                    else
-                    {
-                        r.AddError($"--workers: '{value}' is not a worker count from 1 to 1024.");
+                        r.AddError(error);
                     }
                 }
 
@@ -271,7 +268,12 @@ internal static class LoopbackCommand
 
         public static IReadOnlyList<ILoopbackMethod> ParseMethods(string text)
         {
-            var names = text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+            var names = ValueParsers.SplitList(text, "-m/--methods", out var error);
+            if (error is not null)
+            {
+                throw new CliException(error);
+            }
+
             if (names.Length == 0)
             {
                 throw new CliException("-m/--methods: name at least one method.");
