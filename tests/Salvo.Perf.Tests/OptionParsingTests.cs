@@ -31,10 +31,10 @@ public sealed class OptionParsingTests
     }
 
     [Theory]
-    [InlineData("salvo: error: Unrecognized command or argument 'frobnicate' (see 'salvo --help')", "frobnicate")]
-    [InlineData("salvo: error: --time: 'abc' is not a number (see 'salvo loopback --help')", "loopback", "-t", "abc")]
-    [InlineData("salvo: error: --parallel: 'x' is not a whole number (see 'salvo rr --help')", "rr", "-P", "x")]
-    [InlineData("salvo: error: Required argument missing for command: 'up' (see 'salvo tunnel up --help')", "tunnel", "up")]
+    [InlineData("salvo: error: Unrecognized command or argument 'frobnicate'. (see 'salvo --help')", "frobnicate")]
+    [InlineData("salvo: error: --time: 'abc' is not a number. (see 'salvo loopback --help')", "loopback", "-t", "abc")]
+    [InlineData("salvo: error: --parallel: 'x' is not a whole number. (see 'salvo rr --help')", "rr", "-P", "x")]
+    [InlineData("salvo: error: Required argument missing for command: 'up'. (see 'salvo tunnel up --help')", "tunnel", "up")]
     public async Task ParseErrors_SayWhatIsWrong_InTheToolsWords_AndTheFullCommandForHelp(string expected, params string[] args)
     {
         var (exit, _, error) = await Cli.RunAsync(args);

@@ -16,7 +16,7 @@ internal static partial class ParseErrorText
             messages.RemoveAll(m => m.StartsWith("Required command was not provided", StringComparison.Ordinal));
         }
 
-        return $"salvo: error: {string.Join("; ", messages)} (see '{CommandPath(parse.CommandResult)} --help')";
+        return $"salvo: error: {string.Join(" ", messages)} (see '{CommandPath(parse.CommandResult)} --help')";
     }
 
     /// <summary>"salvo tunnel up", not "salvo up": every command from the root down.</summary>
@@ -37,7 +37,7 @@ internal static partial class ParseErrorText
         var match = CannotParse().Match(message);
         if (!match.Success)
         {
-            return message.TrimEnd('.');
+            return message;
         }
 
         var kind = match.Groups["type"].Value switch
@@ -46,7 +46,7 @@ internal static partial class ParseErrorText
             "System.Int32" or "System.Int64" or "System.Nullable`1[System.Int32]" => "a whole number",
             _ => "a valid value",
         };
-        return $"{match.Groups["option"].Value}: '{match.Groups["value"].Value}' is not {kind}";
+        return $"{match.Groups["option"].Value}: '{match.Groups["value"].Value}' is not {kind}.";
     }
 
     [GeneratedRegex("^Cannot parse argument '(?<value>.*)' for option '(?<option>[^']+)' as expected type '(?<type>[^']+)'")]
