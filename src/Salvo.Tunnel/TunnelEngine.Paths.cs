@@ -275,19 +275,14 @@ public sealed partial class TunnelEngine
         var path = peer.Path;
         var reason = string.Create(CultureInfo.InvariantCulture,
             $"no authenticated message over TCP for {_time.GetElapsedTime(path.TcpSilentSince, now).TotalMilliseconds:0} ms after sending");
-        if (path.TcpAddress.HasValue)
+        if (path.TcpAddress.HasValue && path.TcpAddress != path.DialedAddress)
         {
+            // The connection the peer dialed: MoveToUdp closes only the one this end dialed.
             _connector?.Close(path.TcpAddress, TimeSpan.Zero);
+            path.TcpAddress = default;
         }
 
-        if (path.DialedAddress.HasValue && path.DialedAddress != path.TcpAddress)
-        {
-            _connector?.Close(path.DialedAddress, TimeSpan.Zero);
-        }
-
-        path.TcpAddress = default;
-        path.DialedAddress = default;
-        MoveToUdp(peer, reason);
+        MoveToUdp(peer, reason, closeAfter: TimeSpan.Zero);
     }
 
     /// <summary>A handshake initiation to <paramref name="destination"/> now, ahead of REKEY_TIMEOUT: the one message every peer answers at once.</summary>
@@ -340,7 +335,11 @@ public sealed partial class TunnelEngine
         NotePathChange(peer, TunnelPath.Udp, TunnelPath.Tcp, reason);
     }
 
-    private void MoveToUdp(Peer peer, string reason)
+    /// <summary>
+    /// Moves the peer back to UDP and closes the connection this end dialed after <paramref name="closeAfter"/>
+    /// (default <see cref="TcpFallbackOptions.SwitchGracePeriod"/>, so what is in flight on it still arrives).
+    /// </summary>
+    private void MoveToUdp(Peer peer, string reason, TimeSpan? closeAfter = null)
     {
         var path = peer.Path;
         path.Current = TunnelPath.Udp;
@@ -352,7 +351,7 @@ public sealed partial class TunnelEngine
         peer.Endpoint = path.Mode == TcpFallbackMode.Only ? default : path.UdpEndpoint;
         if (path.DialedAddress.HasValue)
         {
-            _connector?.Close(path.DialedAddress, _fallback.SwitchGracePeriod);
+            _connector?.Close(path.DialedAddress, closeAfter ?? _fallback.SwitchGracePeriod);
             if (path.TcpAddress == path.DialedAddress)
             {
                 path.TcpAddress = default;

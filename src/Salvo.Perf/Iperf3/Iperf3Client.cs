@@ -203,7 +203,8 @@ internal static class Iperf3Client
 
     private static async Task<Socket> ConnectAsync(string host, int port, CancellationToken cancellationToken)
     {
-        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        // Iperf3Control turns Nagle off for the control connection, on either end.
+        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp);
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(StepTimeout);
         try

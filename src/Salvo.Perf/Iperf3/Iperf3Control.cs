@@ -20,7 +20,7 @@ internal sealed class Iperf3Control(Socket socket) : IDisposable
     public IPEndPoint Remote { get; } = (IPEndPoint)socket.RemoteEndPoint!;
 
     /// <summary>
-    /// State bytes go out at once. With Nagle's algorithm the server's TEST_START waited behind the unacknowledged
+    /// State bytes go out at once, on the client's connection and the server's alike. With Nagle's algorithm the server's TEST_START waited behind the unacknowledged
     /// CREATE_STREAMS for the client's delayed ACK (40 ms on Linux) while the reverse-mode data already flowed, and the
     /// stock client, which reads data only once it is running, overflowed its socket buffer: 114-300 datagrams lost at
     /// the start of `iperf3 -u -b 100M -R` (strace: CREATE_STREAMS read at .995, TEST_START at 1.039).

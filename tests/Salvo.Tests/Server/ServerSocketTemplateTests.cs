@@ -127,6 +127,9 @@ public sealed class ServerSocketTemplateTests
     [Fact]
     public void NestedInitializer_KeepsTheEndPointSetBeforeIt()
     {
+        // Read-only, so "Socket = new() { ... }" after EndPoint no longer compiles (it replaced the template the
+        // endpoint had been written into); the nested form sets the template's properties.
+        Assert.Null(typeof(DatagramServerOptions).GetProperty(nameof(DatagramServerOptions.Socket))!.SetMethod);
         var endPoint = new IPEndPoint(IPAddress.Loopback, 5353);
         var options = new DatagramServerOptions { EndPoint = endPoint, Socket = { DontFragment = true } };
 

@@ -156,8 +156,7 @@ internal sealed unsafe class IoUringEngine
     /// groups. Either way the engine is retired (<see cref="IsReleased"/>: its sockets move to a shared engine at their
     /// next receive); when a receive did not end in time the ring and buffers are left mapped, not freed under the kernel.
     /// </summary>
-    /// <returns>Whether the ring was closed and its buffers unmapped.</returns>
-    public bool Retire()
+    public void Retire()
     {
         System.Diagnostics.Debug.Assert(IsDrivenByCurrentThread, "only the owner thread retires its engine");
         _releasing = true;
@@ -189,15 +188,12 @@ internal sealed unsafe class IoUringEngine
         }
 
         Volatile.Write(ref _released, 1);
-        if (_slots.Count > _freeSlots.Count)
+        if (_slots.Count == _freeSlots.Count)
         {
-            return false;
+            _ring.Dispose();
+            _small.Unmap();
+            _large.Unmap();
         }
-
-        _ring.Dispose();
-        _small.Unmap();
-        _large.Unmap();
-        return true;
     }
 
     /// <summary>Hands buffers a receiver has copied out back to the kernel; any thread.</summary>
