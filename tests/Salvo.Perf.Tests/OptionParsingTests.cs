@@ -93,10 +93,23 @@ public sealed class OptionParsingTests
         var (exit, output, _) = await Cli.RunAsync("--help");
 
         Assert.Equal(0, exit);
-        foreach (var command in new[] { "loopback", "server", "client", "rr", "sweep", "doctor" })
+        foreach (var command in new[] { "loopback", "server", "client", "rr", "sweep", "doctor", "connections", "impair", "soak", "transport", "tunnel" })
         {
-            Assert.Contains(command, output, StringComparison.Ordinal);
+            Assert.Contains($"  {command} ", output, StringComparison.Ordinal);
         }
+    }
+
+    [Theory]
+    [InlineData("loopback")]
+    [InlineData("server")]
+    [InlineData("client", "127.0.0.1")]
+    public void Workers_HaveTheSameRangeOnEveryCommand(params string[] command)
+    {
+        var root = HelpTextTests.Root();
+
+        Assert.Empty(root.Parse([.. command, "--workers", "1024"]).Errors);
+        Assert.NotEmpty(root.Parse([.. command, "--workers", "1025"]).Errors);
+        Assert.NotEmpty(root.Parse([.. command, "--workers", "0"]).Errors);
     }
 
     [Fact]

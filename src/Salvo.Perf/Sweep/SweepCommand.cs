@@ -23,13 +23,13 @@ internal static class SweepCommand
         var repeat = CommonOptions.Int("--repeat", null, "COUNT", 1, 1, 100, "Repetitions of the loopback sweep.");
         var levels = new Option<int[]>("--parallel-levels")
         {
-            Description = "rr requests in flight to sweep, comma-separated. Defaults to 1,4,16,64.",
+            Description = $"rr requests in flight to sweep, comma-separated, each 1 to {CommonOptions.Number(RrCommand.MaxParallel)}. Defaults to 1,4,16,64.",
             HelpName = "N[,N...]",
             Arity = System.CommandLine.ArgumentArity.ExactlyOne,
             DefaultValueFactory = _ => [1, 4, 16, 64],
             CustomParser = result =>
             {
-                var counts = ValueParsers.ParseCounts(string.Join(',', result.Tokens.Select(t => t.Value)), "--parallel-levels", 65_535, out var error);
+                var counts = ValueParsers.ParseCounts(string.Join(',', result.Tokens.Select(t => t.Value)), "--parallel-levels", RrCommand.MaxParallel, out var error);
                 if (error is not null)
                 {
                     result.AddError(error);
@@ -95,7 +95,7 @@ internal static class SweepCommand
                     // One --backend for both halves: the loopback option set owns it.
                     var settings = rr.Read(parse, level, seconds, BackendOption.Read(parse, loopback.Backend));
                     rrResults.Add(RrRunner.Run(settings, null, cancellationToken));
-                    console.Line($"rr {level} in flight: {Format.Count(rrResults[^1].RequestsPerSecond)} requests/s, p50 {Format.Fixed(rrResults[^1].Latency.P50Microseconds, 1)} us, p99 {Format.Fixed(rrResults[^1].Latency.P99Microseconds, 1)} us");
+                    console.Line($"rr {level} in flight: {Format.Count(rrResults[^1].RequestsPerSecond)} requests/s, RTT p50 {Format.Fixed(rrResults[^1].Latency.P50Microseconds, 1)} us, p99 {Format.Fixed(rrResults[^1].Latency.P99Microseconds, 1)} us");
                 }
             }
 
