@@ -52,7 +52,7 @@ public sealed class ConnectionsReportTests
         var result = new ConnectionsResult(1, 2000, 0, 0.5, 2000, sent, (long)(echoed * 5), 0, echoed, 0,
             new LatencySummary(1000, 2000, 1234.4, 5000, 23456.7, 30000, 40000, 1_200_000), memory, memory, memory, 100, 200, 0, 0,
             new Dictionary<string, long>(), 5, 8, 0, 0, 0);
-        return new ConnectionsReport("connections", new EnvironmentInfo("Linux", "6.1", "test CPU", 2, ".NET 10", "2026-01-01T00:00:00Z", null), settings, result);
+        return new ConnectionsReport("connections", TestHost.Environment(), settings, result);
     }
 
     private static string Print(ConnectionsReport report)

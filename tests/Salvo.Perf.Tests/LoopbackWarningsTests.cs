@@ -2,7 +2,6 @@ using System.Text.Json;
 using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Loopback;
-using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
 
 namespace Salvo.Perf.Tests;
@@ -143,7 +142,7 @@ public sealed class LoopbackWarningsTests
     {
         var methods = samples.Select(s => s.Method).Distinct().ToArray();
         var sizes = samples.Select(s => s.PayloadBytes).Distinct().ToArray();
-        var environment = new EnvironmentInfo("Linux", "6.1", "test CPU", 2, ".NET 10", "2026-01-01T00:00:00Z", loadAtStart);
+        var environment = TestHost.Environment(loadAtStart);
         var settings = new LoopbackSettings(methods, sizes, 1.5, 0.3, repetitions, true, 0, 1, 4 << 20, null, "127.0.0.1");
         return new LoopbackReport("loopback", environment, settings, LoopbackResult.Summarize(samples, LoopbackMethods.All), samples, loadAtStart);
     }

@@ -46,7 +46,7 @@ public sealed class RrReportTests
         var result = new RrResult("closed-loop", 1, 1, 64, 64, 40_000, 200_000, 200_001, 0, 0, 0, 0, s_roundTrip);
         using var output = new StringWriter();
         RrCommand.Print(new CliConsole(output, TextWriter.Null, isTerminal: false) { Format = format },
-            new RrReport("rr", new EnvironmentInfo("Linux", "6.1", "test CPU", 2, ".NET 10", "2026-01-01T00:00:00Z", null), settings, result));
+            new RrReport("rr", TestHost.Environment(), settings, result));
         return output.ToString();
     }
 }

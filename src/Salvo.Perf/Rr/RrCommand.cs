@@ -85,10 +85,12 @@ internal static class RrCommand
     /// <summary>The rr options.</summary>
     internal sealed class RrOptionSet
     {
-        public Option<int> Request { get; } = CommonOptions.Int("--request", null, "BYTES", 512, SockperfHeader.Size, ValueParsers.MaxUdpPayload,
+        /// <summary>--request; sweep gives its own, which does not speak of --protocol (sweep's rr speaks salvo only).</summary>
+        public Option<int> Request { get; init; } = CommonOptions.Int("--request", null, "BYTES", 512, SockperfHeader.Size, ValueParsers.MaxUdpPayload,
             "Request size in bytes (at least 28 with --protocol salvo).");
 
-        public Option<int> Response { get; } = CommonOptions.Int("--response", null, "BYTES", 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload,
+        /// <summary>--response; sweep gives its own, as for <see cref="Request"/>.</summary>
+        public Option<int> Response { get; init; } = CommonOptions.Int("--response", null, "BYTES", 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload,
             "Response size in bytes (with --protocol sockperf: the request's size, which is what a sockperf server answers).");
 
         public Option<string> Protocol { get; } = CommonOptions.Choice("--protocol",

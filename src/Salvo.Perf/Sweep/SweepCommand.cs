@@ -17,7 +17,12 @@ internal static class SweepCommand
     public static Command Create(CliConsole console)
     {
         var loopback = new LoopbackCommand.LoopbackOptionSet();
-        var rr = new RrCommand.RrOptionSet { Bind = loopback.Bind };
+        var rr = new RrCommand.RrOptionSet
+        {
+            Bind = loopback.Bind,
+            Request = CommonOptions.Int("--request", null, "BYTES", 512, RrWire.MinRequest, ValueParsers.MaxUdpPayload, "rr request size in bytes."),
+            Response = CommonOptions.Int("--response", null, "BYTES", 512, RrWire.MinResponse, ValueParsers.MaxUdpPayload, "rr response size in bytes."),
+        };
         var sizes = CommonOptions.Lengths(DefaultSizes, LoopbackCommand.MinPayload, "Loopback payload sizes in bytes");
         var time = CommonOptions.Seconds("--time", "-t", 1, "Measured seconds per point.");
         var repeat = CommonOptions.Int("--repeat", null, "COUNT", 1, 1, 100, "Repetitions of the loopback sweep.");
