@@ -13,6 +13,9 @@ public sealed partial class CliDocsTests
     // cannot find it there.
     private static readonly string[] NotChecked = ["transport"];
 
+    private static readonly Lazy<Dictionary<string, Command>> s_commands =
+        new(() => HelpTextTests.Walk(HelpTextTests.Root(), includeHidden: true).ToDictionary(c => c.Path, c => c.Command));
+
     private static readonly Lazy<string> s_text = new(() => WithoutCodeBlocks().Replace(File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "docs", "cli.md")), string.Empty));
 
     public static TheoryData<string> DocumentedCommands()
@@ -43,7 +46,7 @@ public sealed partial class CliDocsTests
     [MemberData(nameof(DocumentedCommands))]
     public void Options_DocumentedForACommand_AreTheOnesItsHelpLists(string path)
     {
-        var command = HelpTextTests.Walk(HelpTextTests.Root(), includeHidden: false).Single(c => c.Path == path).Command;
+        var command = s_commands.Value[path];
         var byAlias = new Dictionary<string, Option>(StringComparer.Ordinal);
         foreach (var option in command.Options.Where(o => !o.Hidden && !CommonOptions.Contains(o.Name)))
         {
@@ -148,8 +151,7 @@ public sealed partial class CliDocsTests
     private static bool IsLongestCommandPath(string[] words, string path)
     {
         var next = words.Length > path.Split(' ').Length + 1 ? words[path.Split(' ').Length + 1] : null;
-        var command = HelpTextTests.Walk(HelpTextTests.Root(), includeHidden: true).Single(c => c.Path == path).Command;
-        return next is null || !command.Subcommands.Any(c => c.Name == next);
+        return next is null || !s_commands.Value[path].Subcommands.Any(c => c.Name == next);
     }
 
     private static string[] NamedCommands(string heading) =>

@@ -141,7 +141,10 @@ public sealed partial class HelpTextTests
         return data;
     }
 
-    internal static Command Root() => SalvoCli.Build(new CliConsole(TextWriter.Null, TextWriter.Null, isTerminal: false));
+    // One tree for every test that only reads it: building it is most of what these tests cost.
+    private static readonly Lazy<Command> s_root = new(() => SalvoCli.Build(new CliConsole(TextWriter.Null, TextWriter.Null, isTerminal: false)));
+
+    internal static Command Root() => s_root.Value;
 
     /// <summary>Every command below <paramref name="parent"/>, depth first, with the words that name it from the root.</summary>
     internal static IEnumerable<(string Path, Command Command)> Walk(Command parent, bool includeHidden, string prefix = "")
