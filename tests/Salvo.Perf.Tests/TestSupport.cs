@@ -14,6 +14,13 @@ internal static class Cli
     }
 }
 
+/// <summary>A made-up host for reports built in a test.</summary>
+internal static class TestHost
+{
+    public static Salvo.Perf.Measurement.EnvironmentInfo Environment(string? loadAverage = null) =>
+        new("Linux", "6.1", "test CPU", 2, ".NET 10", "2026-01-01T00:00:00Z", loadAverage);
+}
+
 /// <summary>A fact that needs Linux (/proc, sched_setaffinity); skipped elsewhere with the reason.</summary>
 public sealed class LinuxOnlyFactAttribute : FactAttribute
 {

@@ -56,7 +56,8 @@ public sealed class TunnelUpShowTests : IDisposable
     }
 
     [LinuxOnlyTheory]
-    [InlineData("up: --duration must be more than 0 seconds", "-t", "0")]
+    [InlineData("-t/--time: 0 seconds is outside the allowed range", "-t", "0")]
+    [InlineData("--duration: 0 seconds is outside the allowed range", "--duration", "0")]
     [InlineData("up: --name: 'a-sixteen-chars!' is 16 characters; an interface name is 1 to 15", "--name", "a-sixteen-chars!", "-t", "1")]
     public async Task Up_BadOption_IsRefusedNamingIt(string expected, params string[] options)
     {
@@ -66,6 +67,20 @@ public sealed class TunnelUpShowTests : IDisposable
 
         Assert.NotEqual(0, exit);
         Assert.Contains(expected, error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyTheory]
+    [InlineData("")]
+    [InlineData("# to be written\n\n")]
+    public async Task Up_EmptyConfig_SaysTheFileIsEmpty(string text)
+    {
+        var file = WriteConfig("empty.conf", text);
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "up", file);
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains("up: empty.conf: the file is empty", error, StringComparison.Ordinal);
+        Assert.DoesNotContain("line 0", error, StringComparison.Ordinal);
     }
 
     [LinuxOnlyFact]

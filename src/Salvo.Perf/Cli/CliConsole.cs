@@ -20,7 +20,13 @@ internal enum OutputFormat
 internal sealed class CliConsole(TextWriter output, TextWriter error, bool isTerminal)
 {
     /// <summary>The real console; live displays only when stdout is a terminal.</summary>
-    public static CliConsole Standard() => new(Console.Out, Console.Error, !Console.IsOutputRedirected && AnsiConsole.Profile.Capabilities.Interactive);
+    public static CliConsole Standard() => new(Console.Out, Console.Error, !Console.IsOutputRedirected && AnsiConsole.Profile.Capabilities.Interactive)
+    {
+        OutputDescriptor = 1,
+    };
+
+    /// <summary>The file descriptor <see cref="Out"/> writes to (1 for the real console), or null when it is not one (a test's writer).</summary>
+    public int? OutputDescriptor { get; init; }
 
     /// <summary>Standard output.</summary>
     public TextWriter Out { get; } = output;

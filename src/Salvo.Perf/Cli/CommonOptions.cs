@@ -9,6 +9,12 @@ internal static class CommonOptions
     /// <summary>The TCP control and UDP data port of server/client: one number, as iperf3's 5201.</summary>
     public const int DefaultPort = 47010;
 
+    /// <summary>The most receive workers any command's -w/--workers takes: a <see cref="Salvo.Server.DatagramServer"/>'s own limit.</summary>
+    public const int MaxWorkers = Salvo.Server.DatagramServerOptions.MaxWorkers;
+
+    /// <summary>The longest duration any seconds option takes: a day.</summary>
+    public const double MaxSeconds = 86_400;
+
     /// <summary>--json / -J, on every command.</summary>
     public static Option<bool> Json { get; } = new("--json", "-J")
     {
@@ -34,7 +40,7 @@ internal static class CommonOptions
     /// <summary>-l/--length as a list of sizes.</summary>
     public static Option<int[]> Lengths(int[] defaults, int min, string what) => new("--length", "-l")
     {
-        Description = $"{what}, comma-separated, {min} to 65507 bytes. Defaults to {string.Join(',', defaults)}.",
+        Description = $"{what}, comma-separated, {Number(min)} to {Number(ValueParsers.MaxUdpPayload)} bytes each. Defaults to {string.Join(',', defaults)}.",
         HelpName = "BYTES[,BYTES...]",
         Arity = ArgumentArity.ExactlyOne,
         DefaultValueFactory = _ => defaults,
@@ -57,12 +63,12 @@ internal static class CommonOptions
     /// <param name="defaultValue">The default.</param>
     /// <param name="min">The smallest value allowed.</param>
     /// <param name="max">The largest value allowed.</param>
-    /// <param name="description">Help text; "Defaults to ..." is appended.</param>
+    /// <param name="description">Help text; the range and "Defaults to ..." are appended.</param>
     public static Option<int> Int(string name, string? alias, string helpName, int defaultValue, int min, int max, string description)
     {
         var option = alias is null ? new Option<int>(name) : new Option<int>(name, alias);
         option.HelpName = helpName;
-        option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
+        option.Description = $"{description} {Number(min)} to {Number(max)}. Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
         {
@@ -82,12 +88,12 @@ internal static class CommonOptions
     /// <param name="min">The smallest value allowed.</param>
     /// <param name="max">The largest value allowed.</param>
     /// <param name="unit">The unit, for the error message.</param>
-    /// <param name="description">Help text; "Defaults to ..." is appended.</param>
+    /// <param name="description">Help text; the range and "Defaults to ..." are appended.</param>
     public static Option<double> Double(string name, string? alias, string helpName, double defaultValue, double min, double max, string unit, string description)
     {
         var option = alias is null ? new Option<double>(name) : new Option<double>(name, alias);
         option.HelpName = helpName;
-        option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
+        option.Description = $"{description} {Number(min)} to {Number(max)} {unit}. Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
         {
@@ -122,22 +128,40 @@ internal static class CommonOptions
     /// <param name="name">The option's name.</param>
     /// <param name="alias">Its short alias, or null.</param>
     /// <param name="defaultValue">The default.</param>
-    /// <param name="description">Help text.</param>
+    /// <param name="description">Help text; the range and "Defaults to ..." are appended.</param>
     /// <param name="min">The smallest value allowed.</param>
     /// <param name="allowZero">Whether 0 is allowed (an interval that means "none"); otherwise the value must be above <paramref name="min"/>.</param>
     public static Option<double> Seconds(string name, string? alias, double defaultValue, string description, double min = 0, bool allowZero = false)
     {
         var option = alias is null ? new Option<double>(name) : new Option<double>(name, alias);
-        option.Description = $"{description} Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
+        option.Description = $"{description} {SecondsRange(min, allowZero)}. Defaults to {defaultValue.ToString(CultureInfo.InvariantCulture)}.";
         option.HelpName = "SECONDS";
         option.DefaultValueFactory = _ => defaultValue;
         option.Validators.Add(result =>
         {
-            if (TryGetValue(result, out double value) && !(allowZero && value == 0)
-                && (double.IsNaN(value) || value < min || value > 86_400 || (min == 0 && value <= 0)))
+            if (TryGetValue(result, out double value) && SecondsProblem(Names(name, alias), value, min, allowZero) is { } problem)
             {
-                var lowest = min == 0 ? "above 0" : $"at least {min.ToString(CultureInfo.InvariantCulture)}";
-                result.AddError($"{Names(name, alias)}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range ({lowest}, at most 86400).");
+                result.AddError(problem);
+            }
+        });
+        return option;
+    }
+
+    /// <summary>A duration in seconds, more than 0 and at most a day, with no default value: left out, it means "until stopped".</summary>
+    /// <param name="name">The option's name.</param>
+    /// <param name="alias">Its short alias, or null.</param>
+    /// <param name="description">Help text; the range and <paramref name="whenLeftOut"/> are appended.</param>
+    /// <param name="whenLeftOut">What happens without it, for "Defaults to ...".</param>
+    public static Option<double?> OptionalSeconds(string name, string? alias, string description, string whenLeftOut)
+    {
+        var option = alias is null ? new Option<double?>(name) : new Option<double?>(name, alias);
+        option.Description = $"{description} {SecondsRange(0, allowZero: false)}. Defaults to {whenLeftOut}.";
+        option.HelpName = "SECONDS";
+        option.Validators.Add(result =>
+        {
+            if (TryGetValue(result, out double? value) && value is { } seconds && SecondsProblem(Names(name, alias), seconds, 0, allowZero: false) is { } problem)
+            {
+                result.AddError(problem);
             }
         });
         return option;
@@ -146,7 +170,7 @@ internal static class CommonOptions
     /// <summary>-b/--bitrate in bits per second (K/M/G suffixes; 0 = unlimited).</summary>
     public static Option<long> Bitrate(string defaultText) => new("--bitrate", "-b")
     {
-        Description = $"Target rate in bits/s over all flows, with K, M or G suffix; 0 = unlimited. Defaults to {defaultText}.",
+        Description = $"Target rate in bits/s over all flows, 0 to 10T, with a K, M, G or T suffix (powers of 1000); 0 = unlimited. Defaults to {defaultText}.",
         HelpName = "RATE",
         DefaultValueFactory = _ => ValueParsers.ParseRate(defaultText, "-b", out string? _),
         CustomParser = result =>
@@ -215,4 +239,27 @@ internal static class CommonOptions
     }
 
     private static string Names(string name, string? alias) => alias is null ? name : $"{alias}/{name}";
+
+    /// <summary>A bound as help states it: "1,024", "0.01" (as the tables in docs/cli.md write numbers).</summary>
+    public static string Number(double value) =>
+        value.ToString(value == Math.Floor(value) ? "N0" : "0.###", CultureInfo.InvariantCulture);
+
+    private static string SecondsRange(double min, bool allowZero) => (min, allowZero) switch
+    {
+        (0d, false) => $"More than 0, at most {Number(MaxSeconds)}",
+        (0d, true) => $"0 to {Number(MaxSeconds)}",
+        (_, true) => $"0, or {Number(min)} to {Number(MaxSeconds)}",
+        _ => $"{Number(min)} to {Number(MaxSeconds)}",
+    };
+
+    private static string? SecondsProblem(string names, double value, double min, bool allowZero)
+    {
+        if ((allowZero && value == 0) || (!double.IsNaN(value) && value >= min && value <= MaxSeconds && (min > 0 || value > 0)))
+        {
+            return null;
+        }
+
+        var lowest = min == 0 ? "above 0" : $"at least {min.ToString(CultureInfo.InvariantCulture)}";
+        return $"{names}: {value.ToString(CultureInfo.InvariantCulture)} seconds is outside the allowed range ({lowest}, at most {MaxSeconds.ToString(CultureInfo.InvariantCulture)}).";
+    }
 }

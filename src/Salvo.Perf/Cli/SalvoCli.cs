@@ -18,7 +18,8 @@ internal static class SalvoCli
         // A named root rather than RootCommand, whose name is the assembly's (Salvo.Perf), not the tool's.
         var root = new Command("salvo",
             "salvo: measures UDP on this host. Throughput and loss of plain .NET sockets against Salvo's batched " +
-            "paths (loopback), iperf3-style tests between two hosts (server/client), request/response latency (rr), " +
+            "paths (loopback), iperf3-style tests between two hosts (server/client; the server also answers stock iperf3 " +
+            "and sockperf clients, and the client can test against a stock 'iperf3 -s'), request/response latency (rr), " +
             "size sweeps with an HTML report (sweep), many TCP connections (connections), an impairment relay (impair), " +
             "a mixed-load soak (soak), UDP-first transport with TCP fallback (transport), a WireGuard-compatible tunnel (tunnel), and what limits UDP here (doctor).")
         {

@@ -97,7 +97,8 @@ internal static class ConnectionsCommand
         return command;
     }
 
-    private static void Print(CliConsole console, ConnectionsReport report)
+    /// <summary>Prints the document (JSON) or the settings line, the environment and the table (text).</summary>
+    internal static void Print(CliConsole console, ConnectionsReport report)
     {
         console.Document(report, ConnectionsJson.Default.ConnectionsReport, ConnectionsJson.Default.ConnectionsReport);
         var s = report.Settings;
@@ -115,12 +116,14 @@ internal static class ConnectionsCommand
         table.Add("  of it in the large object heap after traffic", $"{Format.Count(LargeObjectHeap(r.AfterTraffic) / 1024)} KiB of {Format.Count(r.AfterTraffic.FragmentedBytes / 1024)} KiB");
         table.Add("managed heap idle / after traffic", $"{Format.Count(r.Idle.ManagedBytes / 1024 / 1024)} MiB / {Format.Count(r.AfterTraffic.ManagedBytes / 1024 / 1024)} MiB");
         table.Add("pinned pool bytes; blocks held when idle", $"{Format.Count(r.PinnedBytes / 1024)} KiB; {Format.Count(r.RentedBlocksWhenIdle)}");
-        table.Add("messages/s (echoed)", Format.Count(r.MessagesPerSecond));
+        table.Add("messages/s asked / echoed (share of asked)", report.AchievedPercentOfRate is { } share
+            ? $"{Format.Count(s.RatePerSecond)} / {Format.Count(r.MessagesPerSecond)} ({Format.Fixed(share, 1)} %)"
+            : $"none asked / {Format.Count(r.MessagesPerSecond)}");
         table.Add($"messages sent / echoed / unanswered{(s.SettleSeconds > 0 ? $" after up to {s.SettleSeconds} s" : " (in flight at the end)")}",
             $"{Format.Count(r.MessagesSent)} / {Format.Count(r.MessagesEchoed)} / {Format.Count(r.MessagesUnanswered)}");
         if (r.Latency is { } l)
         {
-            table.Add("round trip p50 / p99 / max us (worst client)", $"{Format.Fixed(l.P50Microseconds, 0)} / {Format.Fixed(l.P99Microseconds, 0)} / {Format.Fixed(l.MaxMicroseconds, 0)}");
+            table.Add("round trip p50 / p99 / max us (worst client)", $"{Format.Count(l.P50Microseconds)} / {Format.Count(l.P99Microseconds)} / {Format.Count(l.MaxMicroseconds)}");
         }
 
         table.Add("CPU us per echoed message: servers / clients", $"{Format.Fixed(r.ServerCpuMicrosecondsPerMessage, 1)} / {Format.Fixed(r.ClientCpuMicrosecondsPerMessage, 1)}");
@@ -128,6 +131,15 @@ internal static class ConnectionsCommand
         table.Add("client connections closed during traffic (echo did not decode)", $"{Format.Count(r.ClientConnectionsClosed)} ({Format.Count(r.MalformedEchoes)})");
         table.Add("server closes by reason", r.ServerClosedByReason.Count == 0 ? "none" : string.Join(", ", r.ServerClosedByReason.Select(p => $"{p.Key} {p.Value}")));
         table.Write(console);
+        if (report.RateNotReached)
+        {
+            var sentPerSecond = r.MessagesSent / s.DurationSeconds;
+            var who = sentPerSecond < ConnectionsReport.ReachedPercent / 100 * s.RatePerSecond
+                ? $"the clients sent only {Format.Count(sentPerSecond)}/s"
+                : $"the clients sent {Format.Count(sentPerSecond)}/s, the servers echoed fewer";
+            console.Line($"warning: echoed {Format.Count(r.MessagesPerSecond)} messages/s, {Format.Fixed(report.AchievedPercentOfRate!.Value, 1)} % of the " +
+                $"{Format.Count(s.RatePerSecond)} asked ({who}): the figures above describe that lighter load, not the one asked for.");
+        }
     }
 
     // GCMemoryInfo.GenerationInfo: gen0, gen1, gen2, then the large object heap (not compacted by default).

@@ -86,7 +86,17 @@ internal sealed record ConnectionsResult(
     int ServersWithInlineCompletions);
 
 /// <summary>The <c>salvo connections</c> JSON document.</summary>
-internal sealed record ConnectionsReport(string Command, EnvironmentInfo Environment, ConnectionsSettings Settings, ConnectionsResult Result);
+internal sealed record ConnectionsReport(string Command, EnvironmentInfo Environment, ConnectionsSettings Settings, ConnectionsResult Result)
+{
+    /// <summary>Below this share of the asked rate, the run measured a lighter load than the one asked for.</summary>
+    public const double ReachedPercent = 95;
+
+    /// <summary>Messages echoed per second as a percentage of <see cref="ConnectionsSettings.RatePerSecond"/>; null when no traffic was asked for.</summary>
+    public double? AchievedPercentOfRate => Settings.RatePerSecond > 0 ? 100 * Result.MessagesPerSecond / Settings.RatePerSecond : null;
+
+    /// <summary>Whether fewer than <see cref="ReachedPercent"/> % of the asked messages per second were echoed.</summary>
+    public bool RateNotReached => AchievedPercentOfRate < ReachedPercent;
+}
 
 /// <summary>Source-generated JSON for <see cref="ConnectionsReport"/> (camelCase; stable names).</summary>
 [JsonSourceGenerationOptions(

@@ -21,7 +21,7 @@ internal static class ImpairCommand
         var gap = CommonOptions.Int("--reorder-gap", null, "COUNT", 3, 1, 1000, "Later datagrams that overtake a held one before it is released.");
         var hold = CommonOptions.Int("--reorder-hold-ms", null, "MS", 50, 0, 10_000, "Longest a held datagram waits when fewer later ones come, in ms.");
         var delay = new Option<string>("--delay-ms") { Description = "Added delay in ms, one value or MIN..MAX (uniform); order is kept. Defaults to 0.", HelpName = "MS|MIN..MAX", DefaultValueFactory = _ => "0" };
-        var seed = new Option<ulong>("--seed") { Description = "Seed of the impairments: the same seed and traffic give the same decisions. Defaults to 1.", HelpName = "SEED", DefaultValueFactory = _ => 1 };
+        var seed = new Option<ulong>("--seed") { Description = $"Seed of the impairments, 0 to {ulong.MaxValue.ToString("N0", CultureInfo.InvariantCulture)}: the same seed and traffic give the same decisions. Defaults to 1.", HelpName = "SEED", DefaultValueFactory = _ => 1 };
         var time = CommonOptions.Seconds("--time", "-t", 10, "Seconds to relay.");
         var sessions = CommonOptions.Int("--max-sessions", null, "COUNT", 64, 1, 4096, "Client addresses tracked at once (one upstream socket each).");
         var tcp = new Option<bool>("--tcp")

@@ -92,7 +92,7 @@ internal static class LoopbackCommand
             settings = settings with { Pinned = false, PinNote = failure };
         }
 
-        return new LoopbackReport("loopback", environment, settings, LoopbackResult.Summarize(samples, run.Methods), samples);
+        return new LoopbackReport("loopback", environment, settings, LoopbackResult.Summarize(samples, run.Methods), samples, EnvironmentInfo.ReadLoadAverage());
     }
 
     /// <summary>Prints the summary table (text) or the document (JSON).</summary>
@@ -105,9 +105,10 @@ internal static class LoopbackCommand
         }
 
         console.Line(string.Empty);
-        console.Line($"{report.Environment.Describe()}; {Pinning(report.Settings)}.");
+        var atEnd = report.LoadAverageAtEnd is { } end ? $" (at the end {end})" : string.Empty;
+        console.Line($"{report.Environment.Describe()}{atEnd}; {Pinning(report.Settings)}.");
         ToTable(report.Results).Write(console);
-        foreach (var line in Footnotes(report))
+        foreach (var line in Footnotes(report).Concat(report.Warnings))
         {
             console.Line(line);
         }
@@ -122,25 +123,36 @@ internal static class LoopbackCommand
     /// <summary>The summary as a table.</summary>
     public static TextTable ToTable(IEnumerable<LoopbackResult> results)
     {
-        var table = new TextTable("method", "backend", "payload B", "datagrams/s", "spread", "Gbit/s", "sender CPU", "receiver CPU",
-            "alloc B/dgram", "GCs", "total loss", "total RcvbufErrors", "vs socket");
+        var table = new TextTable("method", "backend", "payload B", "received dgram/s", "spread", "Gbit/s", "sender CPU", "receiver CPU",
+            "alloc B/dgram", "GCs", "total loss", "total RcvbufErrors", "vs naive", "vs socket");
         foreach (var r in results)
         {
-            table.Add(r.Method, r.Backend?.ToString() ?? "-", Format.Count(r.PayloadBytes), Format.Count(r.DatagramsPerSecond), Format.Percent(r.SpreadPercent),
+            table.Add(r.Method, r.Backend?.ToString() ?? "-", Format.Count(r.PayloadBytes), Format.Count(r.DatagramsPerSecond),
+                r.SpreadPercent is { } spread ? Format.Percent(spread) : "-",
                 Format.Fixed(r.GbitsPerSecond, 2), Format.Percent(r.SenderCpuPercent), Format.Percent(r.ReceiverCpuPercent),
                 Format.Fixed(r.AllocatedBytesPerDatagram, 1), Format.Fixed(r.GcCount, 0), Format.Percent(r.LossPercent),
-                r.KernelRcvbufErrors is { } k ? Format.Count(k) : "-", Format.Ratio(r.RatioToSocket));
+                r.KernelRcvbufErrors is { } k ? Format.Count(k) : "-",
+                RatioCell(r.RatioToNaive, r.NaiveBaselineCollapsed, LoopbackMethods.NaiveBaseline),
+                RatioCell(r.RatioToSocket, r.SocketBaselineCollapsed, LoopbackMethods.Baseline));
         }
 
         return table;
     }
 
+    // The word goes beside the number, where the eye reads the ratio: a footnote alone is read after the number is quoted.
+    private static string RatioCell(double? ratio, bool collapsed, string baseline) =>
+        collapsed && ratio is not null ? $"{Format.Ratio(ratio)} ({baseline} collapsed)" : Format.Ratio(ratio);
+
     /// <summary>What the columns summarise, and what each method in the table is.</summary>
     public static IEnumerable<string> Footnotes(LoopbackReport report)
     {
         var repetitions = report.Settings.Repetitions;
-        yield return $"Per row: datagrams/s to GCs are medians of {repetitions} repetition(s), spread is (max - min) / median of datagrams/s; " +
-            $"total loss and total RcvbufErrors count all {repetitions} repetition(s) together (RcvbufErrors is system-wide).";
+        var spread = repetitions > 1
+            ? $"received dgram/s to GCs are medians of {repetitions} repetition(s), spread is (max - min) / median of received dgram/s"
+            : "received dgram/s to GCs are from one repetition (spread -: there is no spread with one repetition)";
+        yield return "Per row: received dgram/s is counted at the receiver, per second of its measured window (the sender's rate is sentPerSecond in --json); " +
+            $"{spread}; total loss and total RcvbufErrors count all {repetitions} repetition(s) together (RcvbufErrors is system-wide); " +
+            "vs naive and vs socket are received dgram/s over that method's at the same size.";
         foreach (var name in report.Results.Select(r => r.Method).Distinct())
         {
             if (LoopbackMethods.Find(name) is { } method)
@@ -151,7 +163,7 @@ internal static class LoopbackCommand
     }
 
     private static string DescribePoint(LoopbackSample s, int index, int total) =>
-        $"[{index,3}/{total}] rep {s.Repetition} {s.Method,-11} {s.PayloadBytes,6} B  {Format.Count(s.DatagramsPerSecond),11} dgram/s  " +
+        $"[{index,3}/{total}] rep {s.Repetition} {s.Method,-11} {s.PayloadBytes,6} B  {Format.Count(s.DatagramsPerSecond),11} dgram/s received  " +
         $"{Format.Fixed(s.GbitsPerSecond, 2),6} Gbit/s  tx CPU {Format.Percent(s.SenderCpuPercent),6}  rx CPU {Format.Percent(s.ReceiverCpuPercent),6}  " +
         $"alloc {Format.Fixed(s.AllocatedBytesPerDatagram, 1)} B/dgram  loss {Format.Percent(s.LossPercent)}";
 
@@ -183,14 +195,14 @@ internal static class LoopbackCommand
 
         public Option<int[]> Workers { get; } = new("--workers", "-w")
         {
-            Description = "Also measure a DatagramServer with each of these worker counts (methods server-w1, server-w2, ...), for example 1,2,4,8. Defaults to none.",
+            Description = $"Also measure a DatagramServer with each of these worker counts (methods server-w1, server-w2, ...), for example 1,2,4,8; each 1 to {CommonOptions.Number(CommonOptions.MaxWorkers)}. Defaults to none.",
             HelpName = "N,N,...",
             CustomParser = r =>
             {
                 var counts = new List<int>();
                 foreach (var token in r.Tokens)
                 {
-                    counts.AddRange(ValueParsers.ParseCounts(token.Value, "--workers", 1024, out var error));
+                    counts.AddRange(ValueParsers.ParseCounts(token.Value, "--workers", CommonOptions.MaxWorkers, out var error));
                     if (error is not null)
                     {
                         r.AddError(error);

@@ -15,8 +15,11 @@ internal static class LoopbackMethods
         new SalvoUringMethod(gso: true),
     ];
 
-    /// <summary>The method every ratio is taken against.</summary>
+    /// <summary>The method the first ratio is taken against: plain .NET at its best.</summary>
     public const string Baseline = "socket";
+
+    /// <summary>The method the second ratio is taken against: the usual .NET code.</summary>
+    public const string NaiveBaseline = "naive";
 
     /// <summary>How many of <see cref="All"/> run when --methods is not given.</summary>
     public const int DefaultCount = 4;

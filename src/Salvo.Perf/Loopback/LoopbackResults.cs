@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization;
 using Salvo.Perf.Measurement;
 
 namespace Salvo.Perf.Loopback;
@@ -48,7 +49,7 @@ internal sealed record LoopbackSample(
 /// <param name="DatagramsPerSecond">Median received datagrams per second.</param>
 /// <param name="DatagramsPerSecondMin">Smallest sample.</param>
 /// <param name="DatagramsPerSecondMax">Largest sample.</param>
-/// <param name="SpreadPercent">(max - min) / median of datagrams per second, percent.</param>
+/// <param name="SpreadPercent">(max - min) / median of datagrams per second, percent; null with one repetition, which has no spread (written as null, not left out).</param>
 /// <param name="GbitsPerSecond">Median payload Gbit/s.</param>
 /// <param name="SentPerSecond">Median sent datagrams per second.</param>
 /// <param name="SenderCpuPercent">Median sender CPU, percent of one core.</param>
@@ -59,9 +60,13 @@ internal sealed record LoopbackSample(
 /// <param name="LossPercent">(sent - received) / sent over all repetitions together, percent.</param>
 /// <param name="KernelRcvbufErrors">Sum of RcvbufErrors deltas over all repetitions, or null when unknown.</param>
 /// <param name="RatioToSocket">Median datagrams/s over the socket method's at the same size, or null.</param>
+/// <param name="RatioToNaive">Median datagrams/s over the naive method's at the same size, or null.</param>
 /// <param name="CpuScope">"thread" when CPU is per end, "process" when only the process total was readable.</param>
 /// <param name="AllocationScope">"thread" (per-end counters) or "process" (async methods).</param>
 /// <param name="Backend">The backend the Salvo sockets reported (LinuxBatched or Portable); null for the plain .NET methods.</param>
+/// <param name="WideSpread">Whether <paramref name="SpreadPercent"/> is over <see cref="LoopbackWarnings.WideSpreadPercent"/>: the median is not to be trusted.</param>
+/// <param name="SocketBaselineCollapsed">Whether the socket row at this size collapsed (<see cref="LoopbackWarnings.CollapsedBaselines"/>), so <paramref name="RatioToSocket"/> is not to be trusted.</param>
+/// <param name="NaiveBaselineCollapsed">The same for the naive row and <paramref name="RatioToNaive"/>.</param>
 internal sealed record LoopbackResult(
     string Method,
     int PayloadBytes,
@@ -69,7 +74,7 @@ internal sealed record LoopbackResult(
     double DatagramsPerSecond,
     double DatagramsPerSecondMin,
     double DatagramsPerSecondMax,
-    double SpreadPercent,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? SpreadPercent,
     double GbitsPerSecond,
     double SentPerSecond,
     double SenderCpuPercent,
@@ -82,21 +87,28 @@ internal sealed record LoopbackResult(
     double? RatioToSocket,
     string CpuScope,
     string AllocationScope,
-    DatagramBackend? Backend)
+    DatagramBackend? Backend,
+    double? RatioToNaive = null,
+    bool WideSpread = false,
+    bool SocketBaselineCollapsed = false,
+    bool NaiveBaselineCollapsed = false)
 {
-    /// <summary>Summaries per (method, payload) in first-seen order, with the ratio to the baseline.</summary>
+    /// <summary>
+    /// Summaries per (method, payload) in first-seen order, with the ratios to both baselines and the flags that say
+    /// which figures are not to be trusted.
+    /// </summary>
     public static IReadOnlyList<LoopbackResult> Summarize(IEnumerable<LoopbackSample> samples, IReadOnlyList<ILoopbackMethod> methods)
     {
         var groups = samples.GroupBy(s => (s.Method, s.PayloadBytes)).ToList();
-        var baseline = groups
-            .Where(g => g.Key.Method == LoopbackMethods.Baseline)
-            .ToDictionary(g => g.Key.PayloadBytes, g => Spread.Of(g.Select(s => s.DatagramsPerSecond)).Median);
+        var socket = BaselineRates(groups, LoopbackMethods.Baseline);
+        var naive = BaselineRates(groups, LoopbackMethods.NaiveBaseline);
         var cpuScope = CpuClock.HasThreadClock ? "thread" : "process";
-        return groups.Select(g =>
+        var results = groups.Select(g =>
         {
             var rate = Spread.Of(g.Select(s => s.DatagramsPerSecond));
             var isAsync = methods.FirstOrDefault(m => m.Name == g.Key.Method)?.IsAsync ?? false;
             var kernel = g.Any(s => s.KernelRcvbufErrors is null) ? (long?)null : g.Sum(s => s.KernelRcvbufErrors!.Value);
+            double? spread = g.Count() > 1 ? rate.Percent : null;
             return new LoopbackResult(
                 g.Key.Method,
                 g.Key.PayloadBytes,
@@ -104,7 +116,7 @@ internal sealed record LoopbackResult(
                 rate.Median,
                 rate.Min,
                 rate.Max,
-                rate.Percent,
+                spread,
                 Median(g, s => s.GbitsPerSecond),
                 Median(g, s => s.SentPerSecond),
                 Median(g, s => s.SenderCpuPercent),
@@ -114,12 +126,28 @@ internal sealed record LoopbackResult(
                 Median(g, s => s.GcCount),
                 TotalLossPercent(g),
                 kernel,
-                baseline.TryGetValue(g.Key.PayloadBytes, out var b) && b > 0 ? rate.Median / b : null,
+                Ratio(rate.Median, socket, g.Key.PayloadBytes),
                 cpuScope,
                 isAsync ? "process" : "thread",
-                g.First().Backend);
+                g.First().Backend,
+                Ratio(rate.Median, naive, g.Key.PayloadBytes),
+                spread > LoopbackWarnings.WideSpreadPercent);
+        }).ToList();
+
+        var collapsed = LoopbackWarnings.CollapsedBaselines(results);
+        return results.Select(r => r with
+        {
+            SocketBaselineCollapsed = collapsed.Any(c => c.Baseline == LoopbackMethods.Baseline && c.PayloadBytes == r.PayloadBytes),
+            NaiveBaselineCollapsed = collapsed.Any(c => c.Baseline == LoopbackMethods.NaiveBaseline && c.PayloadBytes == r.PayloadBytes),
         }).ToList();
     }
+
+    private static Dictionary<int, double> BaselineRates(IEnumerable<IGrouping<(string Method, int PayloadBytes), LoopbackSample>> groups, string baseline) => groups
+        .Where(g => g.Key.Method == baseline)
+        .ToDictionary(g => g.Key.PayloadBytes, g => Spread.Of(g.Select(s => s.DatagramsPerSecond)).Median);
+
+    private static double? Ratio(double rate, Dictionary<int, double> baseline, int payloadBytes) =>
+        baseline.TryGetValue(payloadBytes, out var b) && b > 0 ? rate / b : null;
 
     private static double TotalLossPercent(IEnumerable<LoopbackSample> samples)
     {
@@ -167,9 +195,18 @@ internal sealed record LoopbackSettings(
 /// <param name="Settings">How it ran.</param>
 /// <param name="Results">Per method and size: medians, and loss and drop totals.</param>
 /// <param name="Samples">Every point.</param>
+/// <param name="LoadAverageAtEnd">The 1, 5 and 15 minute load averages when the last point ended (the start is in <paramref name="Environment"/>), or null where the OS has none.</param>
 internal sealed record LoopbackReport(
     string Command,
     EnvironmentInfo Environment,
     LoopbackSettings Settings,
     IReadOnlyList<LoopbackResult> Results,
-    IReadOnlyList<LoopbackSample> Samples);
+    IReadOnlyList<LoopbackSample> Samples,
+    string? LoadAverageAtEnd = null)
+{
+    /// <summary>Whether the 1-minute load average at the end is far from what the start and this run's own threads predict (<see cref="LoopbackWarnings.LoadAverageMoved"/>).</summary>
+    public bool LoadAverageChanged => LoopbackWarnings.LoadAverageMoved(this);
+
+    /// <summary>One line per reason some figures are not to be trusted: wide spreads, collapsed baselines, a load average that moved.</summary>
+    public IReadOnlyList<string> Warnings => LoopbackWarnings.For(this);
+}

@@ -34,7 +34,7 @@ internal sealed class ServerMethod(int workers, int senders = 0) : ILoopbackMeth
     /// <summary>Parses <c>server-wN</c>; null for any other name.</summary>
     public static ServerMethod? TryParse(string name) =>
         name.StartsWith(Prefix, StringComparison.OrdinalIgnoreCase)
-        && int.TryParse(name.AsSpan(Prefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n is >= 1 and <= 1024
+        && int.TryParse(name.AsSpan(Prefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n is >= 1 and <= Cli.CommonOptions.MaxWorkers
             ? new ServerMethod(n)
             : null;
 

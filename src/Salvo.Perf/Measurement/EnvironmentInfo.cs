@@ -20,12 +20,13 @@ internal sealed record EnvironmentInfo(string Os, string Kernel, string CpuModel
         Environment.ProcessorCount,
         RuntimeInformation.FrameworkDescription,
         DateTime.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", System.Globalization.CultureInfo.InvariantCulture),
-        LoadAverages());
+        ReadLoadAverage());
 
     /// <summary>One line for table captions.</summary>
     public string Describe() => $"{CpuModel}, {Cores} cores, {Os}, kernel {Kernel}, {DotnetVersion}" + (LoadAverage is null ? string.Empty : $", load average {LoadAverage}");
 
-    private static string? LoadAverages()
+    /// <summary>The 1, 5 and 15 minute load averages now (Linux /proc/loadavg), or null.</summary>
+    public static string? ReadLoadAverage()
     {
         var line = ReadFirstLine("/proc/loadavg");
         return line is null ? null : string.Join(' ', line.Split(' ', StringSplitOptions.RemoveEmptyEntries).Take(3));

@@ -9,6 +9,9 @@ namespace Salvo.Perf.Rr;
 /// <summary><c>salvo rr</c>: request/response rate and latency percentiles.</summary>
 internal static class RrCommand
 {
+    /// <summary>The most requests in flight, -P (and each of sweep's --parallel-levels).</summary>
+    public const int MaxParallel = 65_535;
+
     public static Command Create(CliConsole console)
     {
         var options = new RrOptionSet();
@@ -29,8 +32,13 @@ internal static class RrCommand
         return command;
     }
 
-    private static void Print(CliConsole console, RrReport report)
+    /// <summary>Prints the document (JSON) or the settings line, the environment and the table (text).</summary>
+    internal static void Print(CliConsole console, RrReport report)
     {
+        // sockperf's own 'latency' is half the round trip (its ping-pong report divides by two); a figure compared with
+        // sockperf's must be the half, and a figure compared with any other tool's the whole.
+        var half = report.Settings.Protocol == RrProtocols.Sockperf ? report.Result.Latency.Halved() : null;
+        report = report with { Result = report.Result with { HalfRoundTripLatency = half } };
         console.Document(report, PerfJson.Indented.RrReport, PerfJson.Compact.RrReport);
         var s = report.Settings;
         console.Line($"salvo rr: {s.RequestBytes} B request, {s.ResponseBytes} B response, " +
@@ -43,6 +51,13 @@ internal static class RrCommand
             (report.Result.PinFailure is { } failure ? $" (pinning failed: {failure})" : string.Empty));
         console.Line(report.Environment.Describe());
         ToTable([report.Result]).Write(console);
+        if (half is not null)
+        {
+            console.Line($"RTT/2, sockperf's latency (half the round trip; compare this with sockperf's own report): avg {Format.Fixed(half.MeanMicroseconds, 1)}, " +
+                $"p50 {Format.Fixed(half.P50Microseconds, 1)}, p90 {Format.Fixed(half.P90Microseconds, 1)}, p99 {Format.Fixed(half.P99Microseconds, 1)}, " +
+                $"p99.9 {Format.Fixed(half.P999Microseconds, 1)}, p99.99 {Format.Fixed(half.P9999Microseconds, 1)}, max {Format.Fixed(half.MaxMicroseconds, 1)} us");
+        }
+
         if (s.BusyPollMicroseconds > 0)
         {
             console.Line($"busy poll: {Format.Count(report.Result.BusyPollDatagrams)} requests picked up while the worker spun, without a wake-up");
@@ -52,7 +67,9 @@ internal static class RrCommand
     /// <summary>Results as a table (one row each).</summary>
     public static TextTable ToTable(IEnumerable<RrResult> results)
     {
-        var table = new TextTable("mode", "in flight", "requests/s", "p50 us", "p90 us", "p99 us", "p99.9 us", "p99.99 us", "max us", "lost", "late", "process CPU", "req/send", "resp/recv");
+        // Every latency rr measures is a round trip: from a request's (intended) send to its response.
+        var table = new TextTable("mode", "in flight", "requests/s", "RTT p50 us", "RTT p90 us", "RTT p99 us", "RTT p99.9 us", "RTT p99.99 us", "RTT max us",
+            "lost", "late", "process CPU", "req/send", "resp/recv");
         foreach (var r in results)
         {
             var l = r.Latency;
@@ -68,10 +85,12 @@ internal static class RrCommand
     /// <summary>The rr options.</summary>
     internal sealed class RrOptionSet
     {
-        public Option<int> Request { get; } = CommonOptions.Int("--request", null, "BYTES", 512, SockperfHeader.Size, ValueParsers.MaxUdpPayload,
+        /// <summary>--request; sweep gives its own, which does not speak of --protocol (sweep's rr speaks salvo only).</summary>
+        public Option<int> Request { get; init; } = CommonOptions.Int("--request", null, "BYTES", 512, SockperfHeader.Size, ValueParsers.MaxUdpPayload,
             "Request size in bytes (at least 28 with --protocol salvo).");
 
-        public Option<int> Response { get; } = CommonOptions.Int("--response", null, "BYTES", 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload,
+        /// <summary>--response; sweep gives its own, as for <see cref="Request"/>.</summary>
+        public Option<int> Response { get; init; } = CommonOptions.Int("--response", null, "BYTES", 512, Rr.RrWire.MinResponse, ValueParsers.MaxUdpPayload,
             "Response size in bytes (with --protocol sockperf: the request's size, which is what a sockperf server answers).");
 
         public Option<string> Protocol { get; } = CommonOptions.Choice("--protocol",
@@ -79,7 +98,7 @@ internal static class RrCommand
             "(sockperf's UDP ping-pong messages, answered by a stock 'sockperf server' or by 'salvo server'; needs --server).",
             RrProtocols.Salvo, RrProtocols.Sockperf);
 
-        public Option<int> Parallel { get; } = CommonOptions.Int("--parallel", "-P", "REQUESTS", 1, 1, 65_535, "Requests in flight (closed loop).");
+        public Option<int> Parallel { get; } = CommonOptions.Int("--parallel", "-P", "REQUESTS", 1, 1, MaxParallel, "Requests in flight (closed loop).");
 
         public Option<int> Connections { get; } = CommonOptions.Int("--connections", "-c", "SOCKETS", 1, 1, 256, "Client sockets, each on its own thread (closed loop: at most --parallel).");
 

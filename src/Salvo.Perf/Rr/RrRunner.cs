@@ -241,7 +241,7 @@ internal static class RrProtocols
 /// <param name="Late">Responses after their request was given up on, or duplicated.</param>
 /// <param name="Malformed">Datagrams that were not valid responses.</param>
 /// <param name="Refused">ICMP errors (nothing listening).</param>
-/// <param name="Latency">Latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
+/// <param name="Latency">Round-trip latency percentiles in microseconds (from the intended send time at a fixed rate).</param>
 /// <param name="ProcessCpuPercent">CPU time of the whole process (clients and in-process responder) over the run, percent of one core.</param>
 /// <param name="BusyPollDatagrams">Requests the server responder's worker picked up while busy polling, warm-up included (0 otherwise).</param>
 /// <param name="ResponderBackend">The backend the in-process responder's socket reported; null against a --server.</param>
@@ -249,6 +249,7 @@ internal static class RrProtocols
 /// <param name="ClientBackend">The backend the client sockets reported.</param>
 /// <param name="RequestsPerSendCall">Requests the clients sent per send call (sendmmsg on the batched backend), warm-up included.</param>
 /// <param name="ResponsesPerReceiveCall">Responses the clients took per receive call that returned any, warm-up included.</param>
+/// <param name="HalfRoundTripLatency">With the sockperf protocol, <paramref name="Latency"/> halved: what sockperf itself reports as latency; null otherwise.</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -269,7 +270,8 @@ internal sealed record RrResult(
     string? PinFailure = null,
     DatagramBackend? ClientBackend = null,
     double RequestsPerSendCall = 0,
-    double ResponsesPerReceiveCall = 0);
+    double ResponsesPerReceiveCall = 0,
+    LatencySummary? HalfRoundTripLatency = null);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
 /// <param name="Command">"rr".</param>

@@ -45,7 +45,7 @@ internal static class HtmlReport
         if (report.Rr.Count > 0)
         {
             var labels = report.Rr.Select(r => r.Parallel.ToString(System.Globalization.CultureInfo.InvariantCulture)).ToArray();
-            var latency = new SvgLineChart("Request/response latency by requests in flight", "microseconds", labels);
+            var latency = new SvgLineChart("Request/response round-trip latency (RTT) by requests in flight", "microseconds", labels);
             latency.Add("p50", report.Rr.Select(r => (double?)r.Latency.P50Microseconds).ToArray());
             latency.Add("p90", report.Rr.Select(r => (double?)r.Latency.P90Microseconds).ToArray());
             latency.Add("p99", report.Rr.Select(r => (double?)r.Latency.P99Microseconds).ToArray());

@@ -17,19 +17,24 @@ internal static class SweepCommand
     public static Command Create(CliConsole console)
     {
         var loopback = new LoopbackCommand.LoopbackOptionSet();
-        var rr = new RrCommand.RrOptionSet { Bind = loopback.Bind };
+        var rr = new RrCommand.RrOptionSet
+        {
+            Bind = loopback.Bind,
+            Request = CommonOptions.Int("--request", null, "BYTES", 512, RrWire.MinRequest, ValueParsers.MaxUdpPayload, "rr request size in bytes."),
+            Response = CommonOptions.Int("--response", null, "BYTES", 512, RrWire.MinResponse, ValueParsers.MaxUdpPayload, "rr response size in bytes."),
+        };
         var sizes = CommonOptions.Lengths(DefaultSizes, LoopbackCommand.MinPayload, "Loopback payload sizes in bytes");
         var time = CommonOptions.Seconds("--time", "-t", 1, "Measured seconds per point.");
         var repeat = CommonOptions.Int("--repeat", null, "COUNT", 1, 1, 100, "Repetitions of the loopback sweep.");
         var levels = new Option<int[]>("--parallel-levels")
         {
-            Description = "rr requests in flight to sweep, comma-separated. Defaults to 1,4,16,64.",
+            Description = $"rr requests in flight to sweep, comma-separated, each 1 to {CommonOptions.Number(RrCommand.MaxParallel)}. Defaults to 1,4,16,64.",
             HelpName = "N[,N...]",
             Arity = System.CommandLine.ArgumentArity.ExactlyOne,
             DefaultValueFactory = _ => [1, 4, 16, 64],
             CustomParser = result =>
             {
-                var counts = ValueParsers.ParseCounts(string.Join(',', result.Tokens.Select(t => t.Value)), "--parallel-levels", 65_535, out var error);
+                var counts = ValueParsers.ParseCounts(string.Join(',', result.Tokens.Select(t => t.Value)), "--parallel-levels", RrCommand.MaxParallel, out var error);
                 if (error is not null)
                 {
                     result.AddError(error);
@@ -95,7 +100,7 @@ internal static class SweepCommand
                     // One --backend for both halves: the loopback option set owns it.
                     var settings = rr.Read(parse, level, seconds, BackendOption.Read(parse, loopback.Backend));
                     rrResults.Add(RrRunner.Run(settings, null, cancellationToken));
-                    console.Line($"rr {level} in flight: {Format.Count(rrResults[^1].RequestsPerSecond)} requests/s, p50 {Format.Fixed(rrResults[^1].Latency.P50Microseconds, 1)} us, p99 {Format.Fixed(rrResults[^1].Latency.P99Microseconds, 1)} us");
+                    console.Line($"rr {level} in flight: {Format.Count(rrResults[^1].RequestsPerSecond)} requests/s, RTT p50 {Format.Fixed(rrResults[^1].Latency.P50Microseconds, 1)} us, p99 {Format.Fixed(rrResults[^1].Latency.P99Microseconds, 1)} us");
                 }
             }
 

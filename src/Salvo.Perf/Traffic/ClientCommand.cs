@@ -15,7 +15,7 @@ internal static class ClientCommand
 
     public static Command Create(CliConsole console)
     {
-        var host = new Argument<string>("host") { Description = "The server's address or name." };
+        var host = new Argument<string>("HOST") { Description = "The server's address or name." };
         var port = CommonOptions.Port(1);
         var length = CommonOptions.Int("--length", "-l", "BYTES", 1380, Protocol.PayloadHeader.Size, ValueParsers.MaxUdpPayload, "Datagram payload in bytes.");
         var bitrate = CommonOptions.Bitrate("100M");
@@ -24,7 +24,7 @@ internal static class ClientCommand
         var backend = BackendOption.Create("the client's sockets (senders, or receivers with -R)");
         var reverse = new Option<bool>("--reverse", "-R") { Description = "The server sends and the client receives. Defaults to off." };
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
-        var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, 64, "Receive workers on the client in reverse mode.");
+        var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, CommonOptions.MaxWorkers, "Receive workers on the client in reverse mode.");
         var iperf3 = Iperf3.Iperf3ClientOption.Create();
         var bind = new Option<string?>("--bind", "-B") { Description = "Local address to send from and receive on. Defaults to any address of the server's family.", HelpName = "ADDRESS" };
         var command = new Command("client", "Runs a UDP test against 'salvo server' at HOST: the client sends (or with -R receives) for -t seconds, then both sides' counts are compared.")

@@ -19,15 +19,17 @@ internal static class ServerCommand
     {
         var port = CommonOptions.Port(0);
         var bind = CommonOptions.Bind("Address to listen on.");
-        var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, 64, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
+        var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, CommonOptions.MaxWorkers, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one test, then exit. Only a client that completes the control handshake counts: a connection that sends nothing " +
                 "(a port scan, nc -z) or garbage is closed with the reason logged, within 10 s, and the server keeps waiting. Defaults to serving until Ctrl+C." };
         var echo = new EchoOptionSet();
         var command = new Command("server",
-            "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number) and answers " +
-            "'salvo rr --server' requests on that UDP port. One test at a time.")
+            "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number), one test at a time. " +
+            "On the same port it also answers stock iperf3 UDP clients (iperf3 -u -c HOST -p PORT), stock sockperf clients " +
+            "(ping-pong, under-load, throughput; UDP and TCP) and 'salvo rr --server' requests. With --echo it is an RFC 862 " +
+            "echo service instead.")
         {
             port, bind, workers, interval, oneOff, backend,
         };

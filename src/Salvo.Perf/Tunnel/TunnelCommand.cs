@@ -30,6 +30,11 @@ internal static class TunnelCommand
         var command = new Command("genkey", "Prints a new random private key in base64, like 'wg genkey'.");
         command.SetAction(_ =>
         {
+            if (console.OutputDescriptor is { } descriptor && PrivateKeyFile.Warning(descriptor) is { } warning)
+            {
+                console.Error.WriteLine(warning);
+            }
+
             console.Out.WriteLine(WireGuardKey.GeneratePrivateKey().ToString());
             return 0;
         });
@@ -58,21 +63,27 @@ internal static class TunnelCommand
         var config = new Argument<FileInfo>("CONFIG") { Description = "A wg/wg-quick configuration file." };
         var name = new Option<string>("--name")
         {
-            Description = "The TUN interface name. Defaults to the file name without extension (wg-quick's rule), e.g. salvo0.conf -> salvo0.",
+            Description = "The TUN interface name, 1 to 15 characters. Defaults to the file name without extension (wg-quick's rule), e.g. salvo0.conf -> salvo0.",
+            HelpName = "NAME",
         };
-        var duration = new Option<double?>("--duration", "-t")
-        {
-            Description = "Take the interface down after this many seconds. Defaults to running until Ctrl+C.",
-        };
+        var time = CommonOptions.OptionalSeconds("--time", "-t", "Take the interface down after this many seconds.", "running until Ctrl+C");
+        // The name this option had before it was -t/--time as on every other command; still taken, no longer shown.
+        var duration = CommonOptions.OptionalSeconds("--duration", null, "The same as -t/--time.", "running until Ctrl+C");
+        duration.Hidden = true;
         var command = new Command("up",
             "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C " +
             "(Linux, root). Status goes to " + StatusFolder + "/NAME for 'salvo tunnel show'.")
         {
-            config, name, duration,
+            config, name, time, duration,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var file = parse.GetValue(config)!;
+            if (parse.GetValue(time) is not null && parse.GetValue(duration) is not null)
+            {
+                throw new CliException("up: -t/--time and --duration are the same option; give one.");
+            }
+
             if (!file.Exists)
             {
                 throw new CliException($"up: CONFIG: no such file '{file.FullName}'");
@@ -102,11 +113,7 @@ internal static class TunnelCommand
                     : $"up: --name: {problem}");
             }
 
-            var seconds = parse.GetValue(duration);
-            if (seconds is <= 0)
-            {
-                throw new CliException("up: --duration must be more than 0 seconds");
-            }
+            var seconds = parse.GetValue(time) ?? parse.GetValue(duration);
 
             using var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
             ConfigureInterface(console, tunnel.InterfaceName, configuration);

@@ -7,9 +7,13 @@ namespace Salvo.Tunnel.Configuration;
 /// <summary>What has been read so far: the interface settings and the peer being filled in.</summary>
 internal sealed class ParseState
 {
+    // The lists wg(8) (AllowedIPs) and wg-quick(8) (Address) say "may be specified multiple times"; every other key once per section.
+    private static readonly HashSet<string> s_repeatable = new(StringComparer.OrdinalIgnoreCase) { "Address", "AllowedIPs" };
+
+    private readonly Dictionary<string, int> _keysInSection = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<PeerConfiguration> _peers = [];
     private Section _section;
-    private int _sectionLine;
+    private int _interfaceLine;
     private WireGuardKey? _privateKey;
     private int? _listenPort;
     private readonly List<InterfaceAddress> _addresses = [];
@@ -29,6 +33,7 @@ internal sealed class ParseState
     public void BeginSection(string name, int line)
     {
         FinishPeer();
+        _keysInSection.Clear();
         if (name.Equals("Interface", StringComparison.OrdinalIgnoreCase))
         {
             if (_sawInterface)
@@ -37,6 +42,7 @@ internal sealed class ParseState
             }
 
             _sawInterface = true;
+            _interfaceLine = line;
             _section = Section.Interface;
         }
         else if (name.Equals("Peer", StringComparison.OrdinalIgnoreCase))
@@ -48,12 +54,15 @@ internal sealed class ParseState
         {
             throw new TunnelConfigurationException(line, null, $"unknown section [{name}]; expected [Interface] or [Peer]");
         }
-
-        _sectionLine = line;
     }
 
     public void Set(string key, string value, int line)
     {
+        if (_section != Section.None && !s_repeatable.Contains(key) && !_keysInSection.TryAdd(key, line))
+        {
+            throw new TunnelConfigurationException(line, key, $"given again (first on line {_keysInSection[key]}); it may appear once per [{_section}]");
+        }
+
         switch (_section)
         {
             case Section.Interface:
@@ -70,9 +79,14 @@ internal sealed class ParseState
     public TunnelConfiguration Build()
     {
         FinishPeer();
+        if (!_sawInterface)
+        {
+            throw new TunnelConfigurationException(0, null, "there is no [Interface] section; it is required, with a PrivateKey");
+        }
+
         if (_privateKey is null)
         {
-            throw new TunnelConfigurationException(_sawInterface ? _sectionLine : 0, "PrivateKey", "is required in [Interface]");
+            throw new TunnelConfigurationException(_interfaceLine, "PrivateKey", "is required in [Interface]");
         }
 
         return new TunnelConfiguration

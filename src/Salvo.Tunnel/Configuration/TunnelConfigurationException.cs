@@ -3,9 +3,9 @@ namespace Salvo.Tunnel.Configuration;
 /// <summary>A configuration file that cannot be used; the message names the line and the key.</summary>
 public sealed class TunnelConfigurationException : FormatException
 {
-    /// <summary>Makes the exception for <paramref name="key"/> on line <paramref name="line"/>.</summary>
+    /// <summary>Makes the exception for <paramref name="key"/> on line <paramref name="line"/> (0: the file as a whole, and no line is named).</summary>
     public TunnelConfigurationException(int line, string? key, string problem)
-        : base(key is null ? $"line {line}: {problem}" : $"line {line}: {key}: {problem}")
+        : base((line > 0 ? $"line {line}: " : string.Empty) + (key is null ? problem : $"{key}: {problem}"))
     {
         Line = line;
         Key = key;

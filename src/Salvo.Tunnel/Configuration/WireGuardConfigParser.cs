@@ -6,8 +6,9 @@ namespace Salvo.Tunnel.Configuration;
 /// <summary>
 /// Reads the INI-like files of <c>wg setconf</c> and <c>wg-quick</c>: an <c>[Interface]</c> section and
 /// <c>[Peer]</c> sections of <c>Key = Value</c> lines, <c>#</c> comments, keys in any case, list values separated
-/// by commas and repeatable. Every problem names its line and key; keys this tunnel does not act on are refused
-/// rather than ignored.
+/// by commas. Every problem names its line and key; keys this tunnel does not act on are refused rather than ignored,
+/// and so is a key given twice in one section, except the lists wg(8) and wg-quick(8) say may be repeated (Address,
+/// AllowedIPs), where wg would silently keep the last.
 /// </summary>
 public static class WireGuardConfigParser
 {
@@ -26,6 +27,7 @@ public static class WireGuardConfigParser
         ArgumentNullException.ThrowIfNull(text);
         var state = new ParseState();
         var lines = text.Split('\n');
+        var empty = true;
         for (var i = 0; i < lines.Length; i++)
         {
             var lineNumber = i + 1;
@@ -35,6 +37,7 @@ public static class WireGuardConfigParser
                 continue;
             }
 
+            empty = false;
             if (line.StartsWith('[') && line.EndsWith(']'))
             {
                 state.BeginSection(line[1..^1].Trim(), lineNumber);
@@ -59,7 +62,9 @@ public static class WireGuardConfigParser
             state.Set(key, value, lineNumber);
         }
 
-        return state.Build();
+        return empty
+            ? throw new TunnelConfigurationException(0, null, "the file is empty (nothing but blank lines and comments); it needs an [Interface] section with a PrivateKey")
+            : state.Build();
     }
 
     /// <summary>

@@ -13,6 +13,9 @@ public sealed class DatagramServerOptions
     /// <summary>The largest <see cref="BatchSize"/>: 1,024 datagrams (the batch types' own limit).</summary>
     public const int MaxBatchSize = 1024;
 
+    /// <summary>The most <see cref="Workers"/>: 1,024, each a thread and (on Linux) a socket of its own.</summary>
+    public const int MaxWorkers = 1024;
+
     /// <summary>
     /// The options every worker's socket opens with: packet information (reply from the address a request came to, see
     /// <see cref="DatagramContext.TryReply"/>), ECN, don't-fragment, buffer sizes, backend, GSO on replies, the logger for
@@ -211,9 +214,9 @@ public sealed class DatagramServerOptions
         {
             yield return (nameof(Workers), $"Workers must be at least 1 (was {Workers}).");
         }
-        else if (Workers > 1024)
+        else if (Workers > MaxWorkers)
         {
-            yield return (nameof(Workers), $"Workers must be at most 1,024 (was {Workers}).");
+            yield return (nameof(Workers), $"Workers must be at most {MaxWorkers} (was {Workers}).");
         }
 
         if (BatchSize is < 1 or > MaxBatchSize)

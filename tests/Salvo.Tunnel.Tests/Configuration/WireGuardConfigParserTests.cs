@@ -163,4 +163,69 @@ public sealed class WireGuardConfigParserTests
             WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n[Peer]\nPublicKey = {s_peer}\n[Peer]\nPublicKey = {s_peer}\n"));
         Assert.Equal(5, error.Line);
     }
+
+    [Theory]
+    [InlineData("[Interface]\nPrivateKey = {0}\nMTU = 1380\nListenPort = 1\nmtu = 1420\n", 5, "mtu", 3)]
+    [InlineData("[Interface]\nPrivateKey = {0}\nPrivateKey = {0}\n", 3, "PrivateKey", 2)]
+    [InlineData("[Interface]\nPrivateKey = {0}\nListenPort = 1\nListenPort = 2\n", 4, "ListenPort", 3)]
+    [InlineData("[Interface]\nPrivateKey = {0}\nTcpFallbackProbeAfterMs = 500\nTcpFallbackProbeAfterMs = 600\n", 4, "TcpFallbackProbeAfterMs", 3)]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {1}\nEndpoint = 198.18.0.2:51820\nEndpoint = 198.18.0.3:51820\n", 6, "Endpoint", 5)]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {1}\nPublicKey = {1}\n", 5, "PublicKey", 4)]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {1}\nPresharedKey = {1}\nPresharedKey = {1}\n", 6, "PresharedKey", 5)]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {1}\nPersistentKeepalive = 25\nPersistentKeepalive = off\n", 6, "PersistentKeepalive", 5)]
+    [InlineData("[Interface]\nPrivateKey = {0}\n[Peer]\nPublicKey = {1}\nTcpFallback = off\nTcpFallback = only\n", 6, "TcpFallback", 5)]
+    public void Parse_KeyThatMayAppearOncePerSection_GivenTwice_IsRefusedAtTheRepeat(string template, int line, string key, int first)
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() =>
+            WireGuardConfigParser.Parse(string.Format(System.Globalization.CultureInfo.InvariantCulture, template, s_private, s_peer)));
+
+        Assert.Equal(line, error.Line);
+        Assert.Equal(key, error.Key);
+        Assert.StartsWith($"line {line}: {key}: given again (first on line {first}); it may appear once per [", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Parse_AddressAllowedIpsAndEachPeersOwnKeys_MayRepeat()
+    {
+        var config = WireGuardConfigParser.Parse($"""
+            [Interface]
+            PrivateKey = {s_private}
+            Address = 198.19.0.1/24
+            Address = fd00::1/64
+            [Peer]
+            PublicKey = {s_peer}
+            Endpoint = 198.18.0.2:51820
+            AllowedIPs = 198.19.0.2/32
+            AllowedIPs = fd00::2/128
+            [Peer]
+            PublicKey = {s_peer2}
+            Endpoint = 198.18.0.3:51820
+            """);
+
+        Assert.Equal(["198.19.0.1/24", "fd00::1/64"], config.Addresses.Select(a => a.ToString()));
+        Assert.Equal(["198.19.0.2/32", "fd00::2/128"], config.Peers[0].AllowedIps.Select(a => a.ToString()));
+        Assert.Equal("198.18.0.3:51820", config.Peers[1].Endpoint!.ToString());
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData("\n\n")]
+    [InlineData("# nothing yet\n   \n")]
+    public void Parse_NothingButBlankLinesAndComments_SaysItIsEmpty(string text)
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse(text));
+
+        Assert.Equal(0, error.Line);
+        Assert.DoesNotContain("line 0", error.Message, StringComparison.Ordinal);
+        Assert.Contains("empty", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Parse_NoInterfaceSection_SaysSoWithoutALineNumber()
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse($"[Peer]\nPublicKey = {s_peer}\n"));
+
+        Assert.DoesNotContain("line 0", error.Message, StringComparison.Ordinal);
+        Assert.Contains("[Interface]", error.Message, StringComparison.Ordinal);
+    }
 }
