@@ -7,7 +7,7 @@ namespace Salvo.Docs.Tests;
 /// </summary>
 public sealed class DocumentationExampleTests
 {
-    public static TheoryData<string> CompleteBlocks => Documentation.Locations(block => !block.IsFragment);
+    public static TheoryData<string> CompleteBlocks => Documentation.Locations(block => !block.IsFragment || block.Problem is not null);
 
     public static TheoryData<string> RunnableBlocks => Documentation.Locations(block => block.Run != ExampleRun.None && block.Problem is null);
 

@@ -19,9 +19,14 @@ internal static class DotnetCli
     /// added; returns the exit code and stdout and stderr together.
     /// </summary>
     public static (int ExitCode, string Output) Run(
-        string folder, IEnumerable<string> arguments, IReadOnlyDictionary<string, string>? environment = null, TimeSpan? timeout = null)
+        string folder, IEnumerable<string> arguments, IReadOnlyDictionary<string, string>? environment = null) =>
+        RunProgram(Host, folder, arguments, environment);
+
+    /// <summary>Runs <paramref name="program"/> as <see cref="Run"/> runs dotnet.</summary>
+    public static (int ExitCode, string Output) RunProgram(
+        string program, string folder, IEnumerable<string> arguments, IReadOnlyDictionary<string, string>? environment = null)
     {
-        var start = new ProcessStartInfo(Host)
+        var start = new ProcessStartInfo(program)
         {
             WorkingDirectory = folder,
             RedirectStandardOutput = true,
@@ -39,6 +44,8 @@ internal static class DotnetCli
             start.Environment.Remove(name);
         }
 
+        // No build nodes left running after the command (they would wait 15 minutes for another build).
+        start.Environment["MSBUILDDISABLENODEREUSE"] = "1";
         start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
         start.Environment["DOTNET_NOLOGO"] = "1";
         foreach (var (name, value) in environment ?? new Dictionary<string, string>())
@@ -46,14 +53,15 @@ internal static class DotnetCli
             start.Environment[name] = value;
         }
 
-        var bound = timeout ?? TimeSpan.FromMinutes(3);
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("dotnet did not start");
+        // A restore that downloads or a build on a loaded 2-core machine takes a minute at worst.
+        var bound = TimeSpan.FromMinutes(3);
+        using var process = Process.Start(start) ?? throw new InvalidOperationException($"{program} did not start");
         var output = ProcessOutput.ReadToEndOnOwnThread(process.StandardOutput);
         var error = ProcessOutput.ReadToEndOnOwnThread(process.StandardError);
         if (!process.WaitForExit(bound))
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"dotnet {string.Join(' ', start.ArgumentList)} ran past {bound.TotalSeconds} s");
+            throw new TimeoutException($"{program} {string.Join(' ', start.ArgumentList)} ran past {bound.TotalSeconds} s");
         }
 
         process.WaitForExit();

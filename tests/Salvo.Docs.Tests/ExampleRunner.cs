@@ -1,7 +1,6 @@
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
 using System.Text.RegularExpressions;
+using Salvo.Perf.Tests.Iperf3;
 using Salvo.Perf.Tests.Reliability;
 
 namespace Salvo.Docs.Tests;
@@ -10,12 +9,13 @@ namespace Salvo.Docs.Tests;
 internal static class ExampleRunner
 {
     /// <summary>
-    /// Compiles <paramref name="block"/> with its port replaced by a free one into a folder of its own (the
-    /// libraries beside it, a runtimeconfig naming the shared framework), runs it with <c>dotnet</c> and proves it.
+    /// Compiles <paramref name="block"/> with its port replaced by one free for UDP and TCP (an example may serve
+    /// both) into a folder of its own (the libraries beside it, a runtimeconfig naming the shared framework), runs it
+    /// with <c>dotnet</c> and proves it.
     /// </summary>
     public static void CompileAndProve(CodeBlock block)
     {
-        var port = FreePort();
+        var port = Iperf3Binary.FreePort();
         var folder = Directory.CreateTempSubdirectory("salvo-example-");
         try
         {
@@ -51,26 +51,6 @@ internal static class ExampleRunner
         Regex.Replace(block.Code, $@"\b{block.Port.ToString(CultureInfo.InvariantCulture)}\b", port.ToString(CultureInfo.InvariantCulture))
             .Replace("IPAddress.IPv6Any", "IPAddress.IPv6Loopback", StringComparison.Ordinal)
             .Replace("IPAddress.Any", "IPAddress.Loopback", StringComparison.Ordinal);
-
-    /// <summary>A loopback port free for both UDP and TCP when asked (an example may serve both on one port).</summary>
-    public static int FreePort()
-    {
-        for (var attempt = 0; ; attempt++)
-        {
-            using var tcp = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-            tcp.Bind(new IPEndPoint(IPAddress.Loopback, 0));
-            var port = ((IPEndPoint)tcp.LocalEndPoint!).Port;
-            using var udp = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
-            try
-            {
-                udp.Bind(new IPEndPoint(IPAddress.Loopback, port));
-                return port;
-            }
-            catch (SocketException) when (attempt < 20)
-            {
-            }
-        }
-    }
 
     private static string RuntimeConfig() => $$"""
         {
