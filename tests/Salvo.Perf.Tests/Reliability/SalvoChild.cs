@@ -2,7 +2,7 @@ using System.Diagnostics;
 
 namespace Salvo.Perf.Tests.Reliability;
 
-/// <summary>A salvo child process (<c>dotnet Salvo.Perf.dll ...</c>) with its stdout and stderr in one live text; disposing kills it if it still runs.</summary>
+/// <summary>A salvo child process (<c>dotnet Salvo.Perf.dll ...</c>, or another dll through <see cref="StartDll"/>) with its stdout and stderr in one live text; disposing kills it if it still runs.</summary>
 internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposable
 {
     /// <summary>
@@ -10,7 +10,11 @@ internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposa
     /// <c>env --default-signal=INT</c>: a process started in the background inherits SIGINT ignored (the
     /// shell sets SIG_IGN and exec keeps it), and then a SIGINT sent to the child would never arrive.
     /// </summary>
-    public static SalvoChild Start(string[] args, bool interruptible = false)
+    public static SalvoChild Start(string[] args, bool interruptible = false) =>
+        StartDll(Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"), args, interruptible);
+
+    /// <summary>Starts <c>dotnet <paramref name="dll"/> <paramref name="args"/></c>, interruptible as <see cref="Start"/> says.</summary>
+    public static SalvoChild StartDll(string dll, string[] args, bool interruptible = false)
     {
         var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet";
         var start = new ProcessStartInfo(interruptible ? "env" : dotnet)
@@ -25,13 +29,13 @@ internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposa
             start.ArgumentList.Add(dotnet);
         }
 
-        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"));
+        start.ArgumentList.Add(dll);
         foreach (var arg in args)
         {
             start.ArgumentList.Add(arg);
         }
 
-        var process = Process.Start(start) ?? throw new InvalidOperationException("could not start salvo");
+        var process = Process.Start(start) ?? throw new InvalidOperationException($"could not start {dll}");
         var output = new LiveWriter();
         process.OutputDataReceived += (_, e) => output.WriteLine(e.Data);
         process.ErrorDataReceived += (_, e) => output.WriteLine(e.Data);
