@@ -6,7 +6,7 @@ namespace Salvo.Tunnel.Crypto;
 /// ChaCha20-Poly1305 from the platform's own crypto library through the tunnel's platform layer (OpenSSL's libcrypto on
 /// Linux, a context kept per key and direction), where the platform has one.
 /// </summary>
-public sealed class PlatformAead : IAead
+internal sealed class PlatformAead : IAead
 {
     private PlatformAead()
     {
