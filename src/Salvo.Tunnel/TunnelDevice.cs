@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Paths;
 
@@ -11,8 +12,10 @@ namespace Salvo.Tunnel;
 /// the engine between them, on two dedicated threads. Device to network: read a batch of packets (super-packets cut
 /// by the device), encrypt, one batched send (runs to one peer leave as GSO messages). Network to device: receive a
 /// batch of datagrams (GRO buffers split by the socket), decrypt in place, write the packets (joined again by the
-/// device), flush. Each loop waits at most <see cref="TunnelEngine.TickInterval"/>, so timers run and
-/// <see cref="Dispose"/> returns promptly.
+/// device), flush. Each loop waits at most 100 ms (the engine's tick), so timers run and <see cref="Dispose"/> returns
+/// promptly. A receive that fails (from the socket or the device) does not end its loop: it is counted in
+/// <see cref="ReceiveErrors"/>, logged at most once a second and followed by a 10 ms pause (<see cref="ReceiveErrorPolicy"/>,
+/// as the library's server workers do).
 /// </summary>
 public sealed class TunnelDevice : IDisposable
 {
@@ -35,16 +38,30 @@ public sealed class TunnelDevice : IDisposable
     private readonly Thread _outbound;
     private readonly Thread _inbound;
     private readonly TcpPaths _tcp;
+    private readonly ILogger _logger;
+    private readonly ReceiveErrorPolicy _socketErrors;
+    private readonly ReceiveErrorPolicy _deviceErrors;
+    private readonly Func<DatagramSocket, ReceiveBatch, TimeSpan, int> _receive;
 
-    private TunnelDevice(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time, ILogger? logger)
+    private TunnelDevice(
+        TunnelConfiguration configuration,
+        ITunDevice tun,
+        TimeProvider? time,
+        ILogger? logger,
+        ReceiveErrorPolicy? socketErrors,
+        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive)
     {
         _tun = tun;
+        _logger = logger ?? NullLogger.Instance;
+        _socketErrors = socketErrors ?? new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
+        _deviceErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
+        _receive = receive ?? ((socket, batch, timeout) => socket.Receive(batch, timeout));
         _maxDatagram = configuration.Mtu + 32;
         Engine = new TunnelEngine(configuration, time, logger: logger, name: tun.Name);
         _socket = BindDualStack(configuration.ListenPort ?? 0);
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
-        _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram), flushesDevice: true), logger ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance,
+        _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram), flushesDevice: true), _logger,
             peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off));
         Engine.UseTcpPaths(_tcp);
         if (logger is not null)
@@ -73,16 +90,35 @@ public sealed class TunnelDevice : IDisposable
     /// <summary>WireGuard messages for the TCP fallback dropped because their connection was gone or its send queue full.</summary>
     public long TcpSendDrops => _tcp.SendDrops;
 
+    /// <summary>Receives from the UDP socket and reads from the device that failed; each loop went on after a short pause.</summary>
+    public long ReceiveErrors => _socketErrors.Errors + _deviceErrors.Errors;
+
     /// <summary>Binds the socket and starts both loops; the device is taken over and disposed with the tunnel.</summary>
     /// <param name="configuration">Keys, peers and routes.</param>
     /// <param name="tun">The device packets come from and go to.</param>
     /// <param name="time">The clock. Defaults to the system clock.</param>
     /// <param name="logger">Where refused handshakes and packets are logged, with the reason. Defaults to none.</param>
-    public static TunnelDevice Start(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time = null, ILogger? logger = null)
+    public static TunnelDevice Start(TunnelConfiguration configuration, ITunDevice tun, TimeProvider? time = null, ILogger? logger = null) =>
+        Start(configuration, tun, time, logger, socketErrors: null, receive: null);
+
+    /// <summary>Starts a tunnel whose socket receives through <paramref name="receive"/> (tests put failures in front of the socket's).</summary>
+    /// <param name="configuration">Keys, peers and routes.</param>
+    /// <param name="tun">The device packets come from and go to.</param>
+    /// <param name="time">The clock. Defaults to the system clock.</param>
+    /// <param name="logger">Where refusals and failed receives are logged. Defaults to none.</param>
+    /// <param name="socketErrors">What the inbound loop does with a failed receive. Defaults to the library's policy on <paramref name="time"/>.</param>
+    /// <param name="receive">The socket's receive. Defaults to <see cref="DatagramSocket.Receive(ReceiveBatch, TimeSpan)"/>.</param>
+    internal static TunnelDevice Start(
+        TunnelConfiguration configuration,
+        ITunDevice tun,
+        TimeProvider? time,
+        ILogger? logger,
+        ReceiveErrorPolicy? socketErrors,
+        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive)
     {
         ArgumentNullException.ThrowIfNull(configuration);
         ArgumentNullException.ThrowIfNull(tun);
-        var device = new TunnelDevice(configuration, tun, time, logger);
+        var device = new TunnelDevice(configuration, tun, time, logger, socketErrors, receive);
         var output = new Output(device, new SendBatch(BatchSize, device._maxDatagram));
         device.Engine.Start(output);
         output.Flush();
@@ -140,18 +176,25 @@ public sealed class TunnelDevice : IDisposable
         var nextTick = DateTime.UtcNow;
         while (!_stop.IsCancellationRequested)
         {
-            if (_tun.ReadBatch(packets, TunnelEngine.TickInterval) > 0)
+            try
             {
-                Engine.SendPackets(packets, output);
-            }
+                if (ReadPackets(packets) > 0)
+                {
+                    Engine.SendPackets(packets, output);
+                }
 
-            if (DateTime.UtcNow >= nextTick)
+                if (DateTime.UtcNow >= nextTick)
+                {
+                    Engine.Tick(output);
+                    nextTick = DateTime.UtcNow + TunnelEngine.TickInterval;
+                }
+
+                output.Flush();
+            }
+            catch (ObjectDisposedException) when (_stop.IsCancellationRequested)
             {
-                Engine.Tick(output);
-                nextTick = DateTime.UtcNow + TunnelEngine.TickInterval;
+                return;
             }
-
-            output.Flush();
         }
     }
 
@@ -163,7 +206,7 @@ public sealed class TunnelDevice : IDisposable
         {
             try
             {
-                if (_socket.Receive(datagrams, TunnelEngine.TickInterval) > 0)
+                if (ReceiveDatagrams(datagrams) > 0)
                 {
                     Engine.ReceiveDatagrams(datagrams, output);
                     output.Flush();
@@ -175,6 +218,44 @@ public sealed class TunnelDevice : IDisposable
                 return;
             }
         }
+    }
+
+    /// <summary>Reads a batch from the device; 0 when none came or the read failed (counted, logged, backed off).</summary>
+    private int ReadPackets(PacketBatch packets)
+    {
+        try
+        {
+            return _tun.ReadBatch(packets, TunnelEngine.TickInterval);
+        }
+        catch (IOException e)
+        {
+            OnReceiveError(_deviceErrors, "TUN device", e);
+            return 0;
+        }
+    }
+
+    /// <summary>Receives a batch from the socket; 0 when none came or the receive failed (counted, logged, backed off).</summary>
+    private int ReceiveDatagrams(ReceiveBatch datagrams)
+    {
+        try
+        {
+            return _receive(_socket, datagrams, TunnelEngine.TickInterval);
+        }
+        catch (SocketException e)
+        {
+            OnReceiveError(_socketErrors, "UDP socket", e);
+            return 0;
+        }
+    }
+
+    private void OnReceiveError(ReceiveErrorPolicy policy, string source, Exception exception)
+    {
+        if (policy.RecordError(out var notLogged))
+        {
+            TunnelLog.ReceiveFailed(_logger, _tun.Name, source, notLogged, exception);
+        }
+
+        policy.BackOff(_stop.Token);
     }
 
     /// <summary>Writes what the device joined since the last flush, counting the packets the kernel refused.</summary>

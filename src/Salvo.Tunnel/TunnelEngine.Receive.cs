@@ -10,7 +10,7 @@ public sealed partial class TunnelEngine
     /// Handles one datagram from the UDP socket: answers handshakes, decrypts transport data in place and writes
     /// the packets that authenticate and come from an allowed source. Bad input is counted and dropped, never thrown.
     /// </summary>
-    public void ReceiveDatagram(Span<byte> datagram, DatagramAddress source, ITunnelOutput output)
+    internal void ReceiveDatagram(Span<byte> datagram, DatagramAddress source, ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(output);
         lock (_receiveGate)
@@ -24,7 +24,7 @@ public sealed partial class TunnelEngine
     /// Handles every datagram of a received batch, in order. Transport data is decrypted without the engine's lock
     /// (so it runs beside <see cref="SendPackets"/>); the lock is taken once at the end to apply the batch to the peers.
     /// </summary>
-    public void ReceiveDatagrams(ReceiveBatch batch, ITunnelOutput output)
+    internal void ReceiveDatagrams(ReceiveBatch batch, ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(batch);
         ArgumentNullException.ThrowIfNull(output);

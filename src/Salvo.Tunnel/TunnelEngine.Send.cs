@@ -10,7 +10,7 @@ public sealed partial class TunnelEngine
     /// or waits (up to <see cref="Peer.StagedPacketLimit"/> per peer) while a handshake makes a key. Packets with a
     /// key are sealed without the engine's lock; the lock is taken once at the end to apply the batch to the peers.
     /// </summary>
-    public void SendPackets(PacketBatch packets, ITunnelOutput output)
+    internal void SendPackets(PacketBatch packets, ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(packets);
         ArgumentNullException.ThrowIfNull(output);

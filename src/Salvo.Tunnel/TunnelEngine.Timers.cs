@@ -5,7 +5,7 @@ namespace Salvo.Tunnel;
 public sealed partial class TunnelEngine
 {
     /// <summary>Fires every timer that is due: retransmissions, keepalives, new handshakes, key expiry.</summary>
-    public void Tick(ITunnelOutput output)
+    internal void Tick(ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(output);
         lock (_gate)

@@ -42,7 +42,7 @@ public sealed partial class TunnelEngine : IDisposable
     /// <param name="jitter">The source of retransmission jitter. Defaults to <see cref="Random.Shared"/>.</param>
     /// <param name="logger">Where refusals and handshakes are logged. Defaults to <see cref="NullLogger.Instance"/>.</param>
     /// <param name="name">The tunnel's name in metrics (tag <c>salvo.tunnel.name</c>). Defaults to this end's public key.</param>
-    public TunnelEngine(
+    internal TunnelEngine(
         TunnelConfiguration configuration, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null, ILogger? logger = null, string? name = null)
     {
         ArgumentNullException.ThrowIfNull(configuration);
@@ -85,13 +85,13 @@ public sealed partial class TunnelEngine : IDisposable
     public bool UnderLoad { get; set; }
 
     /// <summary>How often <see cref="Tick"/> should run: fine enough for the 333 ms retransmission jitter.</summary>
-    public static TimeSpan TickInterval { get; } = TimeSpan.FromMilliseconds(100);
+    internal static TimeSpan TickInterval { get; } = TimeSpan.FromMilliseconds(100);
 
     /// <summary>Counts of what was dropped, and why.</summary>
     public TunnelCounters Counters { get; } = new();
 
     /// <summary>Starts the persistent keepalives: call once when the device is up, as wg does on configuration.</summary>
-    public void Start(ITunnelOutput output)
+    internal void Start(ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(output);
         lock (_gate)

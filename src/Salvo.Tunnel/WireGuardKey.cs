@@ -39,10 +39,10 @@ public sealed class WireGuardKey : IEquatable<WireGuardKey>
     }
 
     /// <summary>A new random private key, clamped like <c>wg genkey</c>'s.</summary>
-    public static WireGuardKey GeneratePrivateKey(IKeyAgreement? keyAgreement = null)
+    public static WireGuardKey GeneratePrivateKey()
     {
         var bytes = new byte[Size];
-        (keyAgreement ?? TunnelCrypto.Default.KeyAgreement).GeneratePrivateKey(bytes);
+        TunnelCrypto.Default.KeyAgreement.GeneratePrivateKey(bytes);
         return new WireGuardKey(bytes);
     }
 
@@ -84,10 +84,13 @@ public sealed class WireGuardKey : IEquatable<WireGuardKey>
     }
 
     /// <summary>The public key of this private key (<c>wg pubkey</c>).</summary>
-    public WireGuardKey DerivePublicKey(IKeyAgreement? keyAgreement = null)
+    public WireGuardKey DerivePublicKey() => DerivePublicKey(TunnelCrypto.Default.KeyAgreement);
+
+    /// <summary>The public key of this private key, by <paramref name="keyAgreement"/>'s X25519.</summary>
+    internal WireGuardKey DerivePublicKey(IKeyAgreement keyAgreement)
     {
         var bytes = new byte[Size];
-        (keyAgreement ?? TunnelCrypto.Default.KeyAgreement).DerivePublicKey(_bytes, bytes);
+        keyAgreement.DerivePublicKey(_bytes, bytes);
         return new WireGuardKey(bytes);
     }
 

@@ -8,7 +8,7 @@ namespace Salvo.Tunnel.Crypto;
 /// BLAKE2s from BouncyCastle. Its digest objects hold state, so each call makes its own: this runs on the
 /// handshake and cookie paths, never per data packet.
 /// </summary>
-public sealed class BouncyCastleBlake2s : INoiseHash
+internal sealed class BouncyCastleBlake2s : INoiseHash
 {
     private const int HashSize = 32;
     private const int MacSize = 16;

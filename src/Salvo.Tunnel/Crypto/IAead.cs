@@ -5,7 +5,7 @@ namespace Salvo.Tunnel.Crypto;
 /// <see cref="NonceSize"/> bytes. The tunnel asks for it through this seam so the data path can use whichever
 /// implementation measures fastest.
 /// </summary>
-public interface IAead
+internal interface IAead
 {
     /// <summary>Bytes of nonce the cipher takes (12 for ChaCha20-Poly1305, 24 for the extended-nonce variant).</summary>
     int NonceSize { get; }
@@ -15,7 +15,7 @@ public interface IAead
 }
 
 /// <summary>One imported AEAD key.</summary>
-public interface IAeadKey : IDisposable
+internal interface IAeadKey : IDisposable
 {
     /// <summary>
     /// Encrypts <paramref name="plaintext"/> into <paramref name="ciphertext"/>, which is 16 bytes longer (the tag).

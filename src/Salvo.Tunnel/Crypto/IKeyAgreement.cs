@@ -1,7 +1,7 @@
 namespace Salvo.Tunnel.Crypto;
 
 /// <summary>Elliptic-curve Diffie-Hellman over 32-byte keys (X25519, RFC 7748).</summary>
-public interface IKeyAgreement
+internal interface IKeyAgreement
 {
     /// <summary>Fills <paramref name="privateKey"/> (32 bytes) with a fresh random, clamped private key.</summary>
     void GeneratePrivateKey(Span<byte> privateKey);

@@ -1,7 +1,7 @@
 namespace Salvo.Tunnel.Crypto;
 
 /// <summary>The hash functions of the handshake: BLAKE2s-256, keyed BLAKE2s-128 and HMAC-BLAKE2s (RFC 7693, RFC 2104).</summary>
-public interface INoiseHash
+internal interface INoiseHash
 {
     /// <summary>Writes BLAKE2s-256(<paramref name="first"/> || <paramref name="second"/>) to 32 bytes of <paramref name="output"/>.</summary>
     void Hash(ReadOnlySpan<byte> first, ReadOnlySpan<byte> second, Span<byte> output);

@@ -3,7 +3,7 @@ using NSec.Cryptography;
 namespace Salvo.Tunnel.Crypto;
 
 /// <summary>An <see cref="IAead"/> backed by libsodium through NSec.</summary>
-public sealed class NSecAead : IAead
+internal sealed class NSecAead : IAead
 {
     private readonly AeadAlgorithm _algorithm;
 

@@ -4,7 +4,7 @@ using NSec.Cryptography;
 namespace Salvo.Tunnel.Crypto;
 
 /// <summary>X25519 from libsodium through NSec. Used on the handshake path only, so a key object per call is fine.</summary>
-public sealed class NSecX25519 : IKeyAgreement
+internal sealed class NSecX25519 : IKeyAgreement
 {
     /// <inheritdoc />
     public void GeneratePrivateKey(Span<byte> privateKey)

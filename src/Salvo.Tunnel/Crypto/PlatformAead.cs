@@ -1,12 +1,12 @@
-using Salvo.Pal;
+using Salvo.Tunnel.Pal;
 
 namespace Salvo.Tunnel.Crypto;
 
 /// <summary>
-/// ChaCha20-Poly1305 from the platform's own crypto library through Salvo's platform layer (OpenSSL's libcrypto on
+/// ChaCha20-Poly1305 from the platform's own crypto library through the tunnel's platform layer (OpenSSL's libcrypto on
 /// Linux, a context kept per key and direction), where the platform has one.
 /// </summary>
-public sealed class PlatformAead : IAead
+internal sealed class PlatformAead : IAead
 {
     private PlatformAead()
     {
@@ -20,11 +20,11 @@ public sealed class PlatformAead : IAead
 
     /// <inheritdoc />
     public IAeadKey CreateKey(ReadOnlySpan<byte> key) =>
-        new PlatformAeadKey(Platform.Current.CreateChaCha20Poly1305Key(key) ?? throw new PlatformNotSupportedException("The platform has no ChaCha20-Poly1305."));
+        new PlatformAeadKey(TunnelPlatform.Current.CreateChaCha20Poly1305Key(key) ?? throw new PlatformNotSupportedException("The platform has no ChaCha20-Poly1305."));
 
     private static PlatformAead? Probe()
     {
-        using var key = Platform.Current.CreateChaCha20Poly1305Key(new byte[32]);
+        using var key = TunnelPlatform.Current.CreateChaCha20Poly1305Key(new byte[32]);
         return key is null ? null : new PlatformAead();
     }
 

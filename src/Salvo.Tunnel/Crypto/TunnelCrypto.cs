@@ -5,7 +5,7 @@ namespace Salvo.Tunnel.Crypto;
 /// <param name="ExtendedAead">XChaCha20-Poly1305 with a 24-byte nonce: cookie replies.</param>
 /// <param name="KeyAgreement">X25519.</param>
 /// <param name="Hash">BLAKE2s, its keyed MAC and HMAC.</param>
-public sealed record TunnelCrypto(IAead Aead, IAead ExtendedAead, IKeyAgreement KeyAgreement, INoiseHash Hash)
+internal sealed record TunnelCrypto(IAead Aead, IAead ExtendedAead, IKeyAgreement KeyAgreement, INoiseHash Hash)
 {
     /// <summary>
     /// The platform's ChaCha20-Poly1305 where it has one (<see cref="PlatformAead"/>: OpenSSL on Linux, 3.3 times

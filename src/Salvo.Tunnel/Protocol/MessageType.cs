@@ -1,7 +1,7 @@
 namespace Salvo.Tunnel.Protocol;
 
 /// <summary>The first four bytes of every message, a little-endian integer (one type byte and three zero bytes).</summary>
-public enum MessageType : uint
+internal enum MessageType : uint
 {
     /// <summary>Not a protocol message.</summary>
     None = 0,

@@ -7,7 +7,7 @@ namespace Salvo.Tunnel.Protocol;
 /// Counters are checked before decryption (cheap rejection) and marked only after authentication, so a forged
 /// packet cannot move the window.
 /// </summary>
-public sealed class ReplayWindow
+internal sealed class ReplayWindow
 {
     /// <summary>Counters behind the newest that are still accepted once.</summary>
     public const ulong WindowSize = (RingWords - 1) * BitsPerWord;

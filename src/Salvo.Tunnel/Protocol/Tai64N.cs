@@ -6,7 +6,7 @@ namespace Salvo.Tunnel.Protocol;
 /// TAI64N timestamps (12 bytes: big-endian seconds since 1970 plus 2^62 + 10, then big-endian nanoseconds),
 /// which the initiation carries so a responder can refuse a replayed one.
 /// </summary>
-public static class Tai64N
+internal static class Tai64N
 {
     /// <summary>Bytes in a timestamp.</summary>
     public const int Size = 12;

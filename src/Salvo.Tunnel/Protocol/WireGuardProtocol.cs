@@ -1,7 +1,7 @@
 namespace Salvo.Tunnel.Protocol;
 
 /// <summary>The protocol's published constants (the WireGuard paper, sections 5.4 and 6; its protocol page).</summary>
-public static class WireGuardProtocol
+internal static class WireGuardProtocol
 {
     /// <summary>The Noise construction name; its hash is the first chaining key.</summary>
     public const string Construction = "Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s";

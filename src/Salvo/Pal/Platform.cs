@@ -6,9 +6,10 @@ namespace Salvo.Pal;
 
 /// <summary>
 /// Everything in the library that depends on the operating system, chosen once per process: which datagram
-/// backends exist, the socket options that have no portable name, the kernel's counters, TUN devices. Callers ask
-/// what the platform can do ("can it shard a port?"), never which OS it is; a new backend or device (an io_uring
-/// ring) is one more member here and one more implementation beside the two below.
+/// backends exist, the socket options that have no portable name, the kernel's counters. Callers ask what the
+/// platform can do ("can it shard a port?"), never which OS it is; a new backend (an io_uring ring) is one more
+/// member here and one more implementation beside the two below. The tunnel's TUN device and cipher are its own
+/// platform layer's (Salvo.Tunnel.Pal.TunnelPlatform).
 /// </summary>
 internal abstract class Platform
 {
@@ -50,18 +51,4 @@ internal abstract class Platform
     /// buffer is full. Only where <see cref="GathersStreamSends"/>.
     /// </summary>
     public abstract long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue);
-
-    /// <summary>
-    /// Creates (or attaches to) the TUN interface <paramref name="name"/>; an empty name lets the kernel pick one.
-    /// <paramref name="offloads"/> asks for super-packets and partial checksums; the device's
-    /// <see cref="TunDevice.Offloads"/> says what the kernel took (none where it takes none).
-    /// </summary>
-    /// <exception cref="PlatformNotSupportedException">The platform has no TUN device.</exception>
-    /// <exception cref="ArgumentException">The name is too long for an interface name.</exception>
-    /// <exception cref="IOException">The kernel refused the device or the name.</exception>
-    public abstract TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None);
-
-    /// <summary>A ChaCha20-Poly1305 key held by the platform's crypto library, or null where the platform has none to offer.</summary>
-    /// <exception cref="ArgumentException">The key is not 32 bytes.</exception>
-    public abstract AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key);
 }

@@ -1,71 +1,112 @@
 namespace Salvo.Tests.Architecture;
 
-/// <summary>Everything that knows the OS lives in the library's platform layer (src/Salvo/Pal); the tunnel reaches it through that layer.</summary>
+/// <summary>
+/// Everything that knows the OS lives in its assembly's platform layer: src/Salvo/Pal for the library,
+/// src/Salvo.Tunnel/Pal for the tunnel (the TUN device and its cipher), and the libc imports both need in src/Common,
+/// one copy of source compiled into each. Nowhere else asks which OS it runs on, imports a native function or names
+/// an interop namespace.
+/// </summary>
 public sealed class PlatformLayerTests
 {
-    private static readonly string[] s_osSpecific = ["OperatingSystem.Is", "Interop.Linux"];
+    private static readonly string[] s_osSpecific = ["OperatingSystem.Is", "Interop.", "LibraryImport", "DllImport"];
 
-    // The tunnel has no platform layer of its own: no OS check, no interop namespace, no import of any kind.
-    private static readonly string[] s_tunnelOsSpecific = ["OperatingSystem.Is", "Interop.", "LibraryImport", "DllImport"];
-
-    [Fact]
-    public void LibrarySource_OutsidePlatformLayer_NeverAsksTheOsOrCallsInterop()
+    /// <summary>
+    /// The shipping assemblies and their platform layer (null: none, so no OS code at all). The CLI, src/Salvo.Perf, is
+    /// not listed: it measures the OS itself (CPU clocks and affinity, an epoll load client, descriptor limits in its
+    /// Native/ folder) and has no platform layer of its own.
+    /// </summary>
+    public static TheoryData<string, string?> Assemblies => new()
     {
-        var library = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo");
-        var platformLayer = Path.Combine(library, "Pal") + Path.DirectorySeparatorChar;
-        var sources = SourceTree.CSharpFiles(library);
+        { "Salvo", "Pal" },
+        { "Salvo.Tunnel", "Pal" },
+        { "Salvo.Hosting", null },
+    };
 
-        var offenders = Offenders(library, sources.Where(file => !file.StartsWith(platformLayer, StringComparison.Ordinal)), s_osSpecific);
+    [Theory]
+    [MemberData(nameof(Assemblies))]
+    public void Source_OutsideItsPlatformLayer_NeverAsksTheOsOrCallsInterop(string assembly, string? platformLayer)
+    {
+        var root = Path.Combine(SourceTree.RepositoryRoot(), "src", assembly);
+        var layer = platformLayer is null ? null : Path.Combine(root, platformLayer) + Path.DirectorySeparatorChar;
+        var sources = SourceTree.CSharpFiles(root).Where(file => layer is null || !file.StartsWith(layer, StringComparison.Ordinal));
+
+        var offenders = Offenders(root, sources, s_osSpecific);
 
         Assert.Empty(offenders);
     }
 
-    [Fact]
-    public void TunnelSource_NeverAsksTheOsOrCallsInterop()
+    [Theory]
+    [InlineData("src/Salvo/Pal")]
+    [InlineData("src/Salvo.Tunnel/Pal")]
+    public void SourceScan_SeesEachPlatformLayersOwnChecksAndImports(string platformLayer)
     {
-        var tunnel = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo.Tunnel");
+        // Guards the test above against passing because it read nothing: each layer picks its platform with an OS
+        // check and calls libc through LibraryImport.
+        var sources = SourceTree.CSharpFiles(Path.Combine(SourceTree.RepositoryRoot(), platformLayer));
 
-        var offenders = Offenders(tunnel, SourceTree.CSharpFiles(tunnel), s_tunnelOsSpecific);
+        Assert.Contains(sources, file => File.ReadAllText(file).Contains("OperatingSystem.Is", StringComparison.Ordinal));
+        Assert.Contains(sources, file => File.ReadAllText(file).Contains("LibraryImport", StringComparison.Ordinal));
+    }
 
-        Assert.Empty(offenders);
+    [Theory]
+    [InlineData("src/Salvo/Salvo.csproj")]
+    [InlineData("src/Salvo.Tunnel/Salvo.Tunnel.csproj")]
+    public void CommonSource_IsCompiledIntoBothAssembliesThatUseIt(string project)
+    {
+        var text = File.ReadAllText(Path.Combine(SourceTree.RepositoryRoot(), project));
+
+        Assert.Contains("<Compile Include=\"../Common/**/*.cs\"", text, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void TunnelSource_ReachesTheOsThroughTheLibrarysPlatform()
+    public void CommonSource_HoldsOnlyTypesBothAssembliesUse()
     {
-        // Guards the test above against passing because it read nothing: the device comes from Platform.Current.
-        var tunnel = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo.Tunnel");
+        // src/Common is for what the library and the tunnel both need; a type only one of them uses belongs in its own
+        // platform layer (or folder), where the other cannot reach it.
+        var repository = SourceTree.RepositoryRoot();
+        var common = Path.Combine(repository, "src", "Common");
+        var library = AllText(Path.Combine(repository, "src", "Salvo"));
+        var tunnel = AllText(Path.Combine(repository, "src", "Salvo.Tunnel"));
+        var types = TypeDeclarations.In(SourceTree.CSharpFiles(common)).Select(type => type.Name).Distinct().ToList();
 
-        Assert.Contains(SourceTree.CSharpFiles(tunnel), file => File.ReadAllText(file).Contains("Platform.Current.OpenTunDevice", StringComparison.Ordinal));
-    }
-
-    [Fact]
-    public void LibrarySource_LeasesSocketHandlesOnlyThroughTheMarshallerOrOneLease()
-    {
-        // Imports on a socket take its SafeHandle; the one call that cannot (poll's pollfd) goes through DescriptorLease,
-        // and an io_uring receive, which outlives its submitting call, through DescriptorHold in the same file.
-        var library = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo");
-        var lease = Path.Combine(library, "Pal", "Linux", "DescriptorLease.cs");
-
-        var leasing = SourceTree.CSharpFiles(library)
-            .Where(file => file != lease && File.ReadAllText(file).Contains("DangerousAddRef", StringComparison.Ordinal))
-            .Select(file => Path.GetRelativePath(library, file))
+        var usedByOneOnly = types
+            .Where(name => !TypeDeclarations.Mentions(library, name) || !TypeDeclarations.Mentions(tunnel, name))
             .ToList();
 
-        Assert.Empty(leasing);
-        Assert.Contains("DangerousAddRef", File.ReadAllText(lease), StringComparison.Ordinal);
+        Assert.NotEmpty(types);
+        Assert.Empty(usedByOneOnly);
     }
 
     [Fact]
-    public void SourceScan_SeesThePlatformLayersOwnChecks()
+    public void TunnelSource_ReachesTheOsThroughItsOwnPlatform()
     {
-        // Guards the test above against passing because it read nothing.
-        var library = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo");
-        var platformSources = SourceTree.CSharpFiles(Path.Combine(library, "Pal"));
+        // The device and the cipher come from the tunnel's own platform, chosen once; the library's is internal to it.
+        var tunnel = Path.Combine(SourceTree.RepositoryRoot(), "src", "Salvo.Tunnel");
+        var sources = SourceTree.CSharpFiles(tunnel);
 
-        Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[0], StringComparison.Ordinal));
-        Assert.Contains(platformSources, file => File.ReadAllText(file).Contains(s_osSpecific[1], StringComparison.Ordinal));
+        Assert.Contains(sources, file => File.ReadAllText(file).Contains("TunnelPlatform.Current.OpenTunDevice", StringComparison.Ordinal));
+        Assert.Contains(sources, file => File.ReadAllText(file).Contains("TunnelPlatform.Current.CreateChaCha20Poly1305Key", StringComparison.Ordinal));
     }
+
+    [Fact]
+    public void Source_LeasesHandlesOnlyThroughTheMarshallerOrTheTwoLeases()
+    {
+        // Imports on a descriptor take its SafeHandle; the one call that cannot (poll's pollfd) goes through
+        // DescriptorLease (shared), and an io_uring receive, which outlives its submitting call, through DescriptorHold.
+        var src = Path.Combine(SourceTree.RepositoryRoot(), "src");
+        string[] leases = [Path.Combine("Common", "Interop", "Linux", "DescriptorLease.cs"), Path.Combine("Salvo", "Pal", "Linux", "DescriptorHold.cs")];
+
+        var leasing = new[] { "Salvo", "Salvo.Tunnel", "Common" }
+            .SelectMany(folder => SourceTree.CSharpFiles(Path.Combine(src, folder)))
+            .Where(file => File.ReadAllText(file).Contains("DangerousAddRef", StringComparison.Ordinal))
+            .Select(file => Path.GetRelativePath(src, file))
+            .Order(StringComparer.Ordinal)
+            .ToList();
+
+        Assert.Equal(leases.Order(StringComparer.Ordinal), leasing);
+    }
+
+    private static string AllText(string folder) => string.Join('\n', SourceTree.CSharpFiles(folder).Select(File.ReadAllText));
 
     private static List<string> Offenders(string root, IEnumerable<string> sources, string[] words) => sources
         .SelectMany(file => File.ReadLines(file).Select((line, index) => (file, line, number: index + 1)))

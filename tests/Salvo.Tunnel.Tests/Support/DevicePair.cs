@@ -8,14 +8,24 @@ namespace Salvo.Tunnel.Tests.Support;
 /// <summary>Two running devices on loopback with in-memory TUN devices: A (198.19.0.1) knows B's endpoint, B (198.19.0.2) learns A's.</summary>
 internal sealed class DevicePair : IDisposable
 {
-    public DevicePair(IPAddress loopback, TcpFallbackMode modeA = TcpFallbackMode.Auto)
+    /// <param name="loopback">The address A reaches B at.</param>
+    /// <param name="modeA">A's TCP fallback towards B.</param>
+    /// <param name="startA">Starts A on its configuration and device. Defaults to <see cref="TunnelDevice.Start(TunnelConfiguration, ITunDevice, TimeProvider?, Microsoft.Extensions.Logging.ILogger?)"/>.</param>
+    /// <param name="startB">Starts B, likewise.</param>
+    public DevicePair(
+        IPAddress loopback,
+        TcpFallbackMode modeA = TcpFallbackMode.Auto,
+        Func<TunnelConfiguration, MemoryTun, TunnelDevice>? startA = null,
+        Func<TunnelConfiguration, MemoryTun, TunnelDevice>? startB = null)
     {
+        startA ??= (configuration, tun) => TunnelDevice.Start(configuration, tun);
+        startB ??= (configuration, tun) => TunnelDevice.Start(configuration, tun);
         var keyA = WireGuardKey.GeneratePrivateKey();
         var keyB = WireGuardKey.GeneratePrivateKey();
-        B = TunnelDevice.Start(
+        B = startB(
             new TunnelConfiguration { PrivateKey = keyB, Peers = [new PeerConfiguration { PublicKey = keyA.DerivePublicKey(), AllowedIps = [IPPrefix.Parse("198.19.0.1/32")] }] },
             TunB);
-        A = TunnelDevice.Start(
+        A = startA(
             new TunnelConfiguration
             {
                 PrivateKey = keyA,

@@ -6,7 +6,7 @@ using Salvo.Internal;
 
 namespace Salvo.Pal;
 
-/// <summary>Linux: the batched backend, SO_REUSEPORT sharding, SO_BUSY_POLL, /proc drop counters, route MTU, gathered sends, TUN devices.</summary>
+/// <summary>Linux: the batched backend, SO_REUSEPORT sharding, SO_BUSY_POLL, /proc drop counters, route MTU, gathered sends.</summary>
 [SupportedOSPlatform("linux")]
 internal sealed class LinuxPlatform : Platform
 {
@@ -99,10 +99,6 @@ internal sealed class LinuxPlatform : Platform
     public override int MaxDatagramSize(DatagramAddress destination, Socket asking) => LinuxPathMtu.MaxDatagramSize(destination, asking);
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) => LinuxGatheredSend.TrySend(socket, queue);
-
-    public override TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None) => LinuxTunDevice.Open(name, offloads);
-
-    public override AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key) => OpenSslChaCha20Poly1305Key.TryCreate(key);
 
     private static void SetInt(Socket socket, int level, int name, int value)
     {

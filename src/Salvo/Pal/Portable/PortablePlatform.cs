@@ -41,9 +41,4 @@ internal sealed class PortablePlatform : Platform
 
     public override long TrySendGathered(Socket socket, in ReadOnlySequence<byte> queue) =>
         throw new PlatformNotSupportedException("Gathered stream sends need Linux.");
-
-    public override TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None) =>
-        throw new PlatformNotSupportedException($"TUN interface '{name}': a TUN device needs Linux's /dev/net/tun, which this platform does not have.");
-
-    public override AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key) => null;
 }

@@ -5,9 +5,6 @@ internal sealed partial class ServerWorker
 {
     private sealed class Waits(ServerWorker worker, bool blocking)
     {
-        // After an unexpected receive error, a pause so a persistent failure does not spin a core.
-        private const int ErrorBackoffMilliseconds = 10;
-
         // How long a blocked receive waits before the loop looks at the stop flag again: the longest a stop
         // waits for an idle Linux worker to notice it.
         private static readonly TimeSpan s_receiveSlice = TimeSpan.FromMilliseconds(100);
@@ -75,14 +72,15 @@ internal sealed partial class ServerWorker
             return default;
         }
 
+        /// <summary>After an unexpected receive error, the policy's pause, so a persistent failure does not spin a core; a stop ends it early.</summary>
         public ValueTask BackOffAsync()
         {
             if (!blocking)
             {
-                return new(Task.Delay(ErrorBackoffMilliseconds, worker._receiveStop));
+                return new(worker._receiveErrors.BackOffAsync(worker._receiveStop));
             }
 
-            Thread.Sleep(ErrorBackoffMilliseconds);
+            worker._receiveErrors.BackOff(worker._receiveStop);
             return default;
         }
     }

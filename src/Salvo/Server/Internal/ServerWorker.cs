@@ -28,7 +28,7 @@ internal sealed partial class ServerWorker
     private readonly CancellationToken _receiveStop;
     private readonly CancellationToken _drainStop;
     private readonly LogRateLimiter _handlerLog = new();
-    private readonly LogRateLimiter _receiveLog = new();
+    private readonly ReceiveErrorPolicy _receiveErrors = new();
     private readonly LogRateLimiter _sendLog = new();
     private readonly Action<int>? _receiveThreadStarted;
     private readonly Waits _waits;
@@ -199,7 +199,7 @@ internal sealed partial class ServerWorker
     private void OnReceiveError(SocketException exception)
     {
         _counters.OnReceiveError();
-        if (_receiveLog.TryEnter(out var suppressed))
+        if (_receiveErrors.RecordError(out var suppressed))
         {
             ServerLog.ReceiveFailed(_logger, Index, suppressed, exception);
         }

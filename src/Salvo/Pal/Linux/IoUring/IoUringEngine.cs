@@ -4,16 +4,18 @@ using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
-// Safety: submission entries come from the ring under _submitLock and are filled before the next enter; the msghdr
-// templates they point at are pinned and held by the slot table until the receive's last completion.
+// Safety: BufferOf hands out a pointer into a buffer group that stays mapped while a receive can still use it (see
+// IoUringBufferGroups and Retire); the engine's other pointer work is in IoUringEngine.Submission.cs.
 /// <summary>
 /// One io_uring serving many sockets: each socket's receive is one multishot IORING_OP_RECVMSG picking buffers from two
 /// provided-buffer rings (small and large datagrams), and one thread owns the ring: it submits every receive (so the
 /// kernel's completion work runs on it), waits in io_uring_enter, reaps completions in batches and posts each to its
-/// socket's inbox. Other threads only queue commands and wake it with a NOP.
+/// socket's inbox. Other threads only queue commands and wake it with a NOP. This file holds the engine's life and one
+/// turn of its loop; the command queue, the submissions, the completions and the buffer groups
+/// (<see cref="IoUringBufferGroups"/>) are each in a file of their own.
 /// </summary>
 [SupportedOSPlatform("linux")]
-internal sealed unsafe class IoUringEngine
+internal sealed unsafe partial class IoUringEngine
 {
     /// <summary>Payload bytes of a small buffer: a datagram of an Ethernet-sized path, with room to spare.</summary>
     public const int SmallPayloadBytes = 2048;
@@ -26,38 +28,30 @@ internal sealed unsafe class IoUringEngine
     // Large buffers are for the rare socket that receives into full-size batches: 64 of them are 4.2 MiB.
     public const int SmallBuffers = 4096;
     public const int LargeBuffers = 64;
-    private const ulong WakeTag = ulong.MaxValue;
 
     // How long a release waits for the cancelled receives' last completions: one comes back within an enter.
     private const int ReleaseWaitMilliseconds = 1000;
-    private const ulong CancelTag = ulong.MaxValue - 1;
 
     /// <summary>recvmsg_out, then the name as long as the template's msg_namelen, then the control reserve.</summary>
     public const int HeaderBytes = 16 + LinuxReceiveVectors.NameStride;
 
     private readonly IoUringRing _ring;
-    private readonly ProvidedBufferRing _small;
-    private readonly ProvidedBufferRing _large;
+    private readonly IoUringBufferGroups _buffers;
     private readonly Lock _submitLock = new();
     private readonly ConcurrentQueue<(IoUringReceiver Receiver, Command Command)> _commands = new();
     private readonly List<IoUringReceiver?> _slots = [];
     private readonly Stack<int> _freeSlots = new();
-    private readonly List<IoUringReceiver> _starved = [];
     private readonly IoUringCqe[] _completions = new IoUringCqe[256];
+    private readonly Action<IoUringReceiver> _arm;
     private int _wakeRequested;
-    private int _smallAvailable;
-    private int _largeAvailable;
-    private int _starvedCount;
     private bool _releasing;
     private int _released;
 
-    private IoUringEngine(IoUringRing ring, ProvidedBufferRing small, ProvidedBufferRing large, int index, bool drivenByCaller)
+    private IoUringEngine(IoUringRing ring, IoUringBufferGroups buffers, int index, bool drivenByCaller)
     {
         _ring = ring;
-        _small = small;
-        _large = large;
-        _smallAvailable = small.Count;
-        _largeAvailable = large.Count;
+        _buffers = buffers;
+        _arm = Arm;
         if (drivenByCaller)
         {
             OwnerThreadId = Environment.CurrentManagedThreadId;
@@ -66,13 +60,6 @@ internal sealed unsafe class IoUringEngine
 
         var thread = new Thread(Run) { IsBackground = true, Name = $"Salvo io_uring {index}" };
         thread.Start();
-    }
-
-    public enum Command
-    {
-        Arm,
-        Regroup,
-        Close,
     }
 
     /// <summary>
@@ -127,17 +114,19 @@ internal sealed unsafe class IoUringEngine
         }
 
         refusal = null;
-        return new IoUringEngine(ring, small, large, index, drivenByCaller);
+        return new IoUringEngine(ring, new IoUringBufferGroups(small, large), index, drivenByCaller);
     }
 
     /// <summary>The first byte of the buffer an inbox item names.</summary>
-    public byte* BufferOf(in InboxItem item) => (item.Group == _small.GroupId ? _small : _large).BufferAt(item.BufferId);
+    public byte* BufferOf(in InboxItem item) => _buffers.BufferOf(item);
 
-    /// <summary>Queues a command for the ring's thread and wakes it.</summary>
-    public void Post(IoUringReceiver receiver, Command command)
+    /// <summary>Hands buffers a receiver has copied out back to the kernel; any thread.</summary>
+    public void ReturnBuffers(ReadOnlySpan<InboxItem> items)
     {
-        _commands.Enqueue((receiver, command));
-        Wake();
+        if (_buffers.Return(items))
+        {
+            Wake();
+        }
     }
 
     /// <summary>
@@ -191,85 +180,8 @@ internal sealed unsafe class IoUringEngine
         if (_slots.Count == _freeSlots.Count)
         {
             _ring.Dispose();
-            _small.Unmap();
-            _large.Unmap();
+            _buffers.Unmap();
         }
-    }
-
-    /// <summary>Hands buffers a receiver has copied out back to the kernel; any thread.</summary>
-    public void ReturnBuffers(ReadOnlySpan<InboxItem> items)
-    {
-        Span<ushort> small = stackalloc ushort[items.Length];
-        Span<ushort> large = stackalloc ushort[items.Length];
-        int smallCount = 0, largeCount = 0;
-        foreach (var item in items)
-        {
-            if (item.Error != Errno.None)
-            {
-                continue;
-            }
-
-            if (item.Group == _small.GroupId)
-            {
-                small[smallCount++] = item.BufferId;
-            }
-            else
-            {
-                large[largeCount++] = item.BufferId;
-            }
-        }
-
-        if (smallCount > 0)
-        {
-            _small.Return(small[..smallCount]);
-            Interlocked.Add(ref _smallAvailable, smallCount);
-        }
-
-        if (largeCount > 0)
-        {
-            _large.Return(large[..largeCount]);
-            Interlocked.Add(ref _largeAvailable, largeCount);
-        }
-
-        if (smallCount + largeCount > 0 && Volatile.Read(ref _starvedCount) > 0)
-        {
-            Wake();
-        }
-    }
-
-    private void Wake()
-    {
-        // An engine driven by its owner is woken by the socket itself: dispose shuts the socket down, which ends the
-        // receive, and the owner's waits last one slice at most (its ring may refuse other threads' submissions).
-        if (OwnerThreadId is not null || Interlocked.Exchange(ref _wakeRequested, 1) != 0)
-        {
-            return;
-        }
-
-        lock (_submitLock)
-        {
-            var sqe = NextSqe();
-            sqe->Opcode = IoUringConstants.IORING_OP_NOP;
-            sqe->UserData = WakeTag;
-            _ = _ring.Enter(0);
-        }
-    }
-
-    /// <summary>A free submission entry; submits what is queued first when all are taken. Under <see cref="_submitLock"/>.</summary>
-    private IoUringSqe* NextSqe()
-    {
-        var sqe = _ring.TryGetSqe();
-        while (sqe is null)
-        {
-            _ = _ring.Enter(0);
-            sqe = _ring.TryGetSqe();
-            if (sqe is null)
-            {
-                Thread.Yield();
-            }
-        }
-
-        return sqe;
     }
 
     private void Run()
@@ -284,7 +196,11 @@ internal sealed unsafe class IoUringEngine
     private void Pump(int milliseconds)
     {
         RunCommands();
-        RearmStarved();
+        if (_buffers.HasStarved && !_releasing)
+        {
+            _buffers.RearmReady(_arm);
+        }
+
         int count;
         if (OwnerThreadId is null)
         {
@@ -316,224 +232,6 @@ internal sealed unsafe class IoUringEngine
         for (var i = 0; i < count; i++)
         {
             Dispatch(_completions[i]);
-        }
-    }
-
-    private void RunCommands()
-    {
-        while (_commands.TryDequeue(out var next))
-        {
-            var receiver = next.Receiver;
-            switch (next.Command)
-            {
-                case Command.Arm when !receiver.IsDisposed && !receiver.Armed && !receiver.Starved && !_releasing:
-                    Arm(receiver);
-                    break;
-                case Command.Regroup when receiver.Armed && receiver.ArmedBuffers != _large:
-                    // Cancelled, the receive ends; its last completion re-arms it in the large group.
-                    Cancel(receiver);
-                    break;
-                case Command.Close when receiver.Armed:
-                    Cancel(receiver);
-                    break;
-                case Command.Close:
-                    Release(receiver);
-                    break;
-            }
-        }
-    }
-
-    private void RearmStarved()
-    {
-        if (_starved.Count == 0 || _releasing)
-        {
-            return;
-        }
-
-        for (var i = _starved.Count - 1; i >= 0; i--)
-        {
-            var receiver = _starved[i];
-            var available = receiver.WantsLarge ? Volatile.Read(ref _largeAvailable) : Volatile.Read(ref _smallAvailable);
-            if (available <= 0)
-            {
-                continue;
-            }
-
-            _starved.RemoveAt(i);
-            receiver.Starved = false;
-            if (!receiver.IsDisposed)
-            {
-                Arm(receiver);
-            }
-        }
-
-        Volatile.Write(ref _starvedCount, _starved.Count);
-    }
-
-    private void Arm(IoUringReceiver receiver)
-    {
-        try
-        {
-            receiver.Socket.Acquire();
-        }
-        catch (ObjectDisposedException)
-        {
-            // Closed before its receive was armed: nothing to receive, nothing to hold; a slot it has goes at its close.
-            return;
-        }
-
-        if (receiver.Slot < 0)
-        {
-            receiver.Slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : _slots.Count;
-            if (receiver.Slot == _slots.Count)
-            {
-                _slots.Add(receiver);
-            }
-            else
-            {
-                _slots[receiver.Slot] = receiver;
-            }
-        }
-
-        var buffers = receiver.WantsLarge ? _large : _small;
-        receiver.ArmedBuffers = buffers;
-        receiver.Armed = true;
-        lock (_submitLock)
-        {
-            var sqe = NextSqe();
-            sqe->Opcode = IoUringConstants.IORING_OP_RECVMSG;
-            sqe->Fd = receiver.Socket.Descriptor;
-            sqe->Address = (ulong)receiver.Template;
-            sqe->IoPriority = IoUringConstants.IORING_RECV_MULTISHOT;
-            sqe->Flags = IoUringConstants.IOSQE_BUFFER_SELECT;
-            sqe->BufferGroup = buffers.GroupId;
-            sqe->UserData = (ulong)receiver.Slot + 1;
-            if (OwnerThreadId is not null)
-            {
-                // Driven by its owner: submitted now, and the descriptor is needed only until then (the kernel holds the
-                // file itself); a dispose on another thread then never waits for the owner to come back.
-                _ = _ring.Enter(0);
-                receiver.Socket.Release();
-            }
-        }
-    }
-
-    private void Cancel(IoUringReceiver receiver)
-    {
-        lock (_submitLock)
-        {
-            var sqe = NextSqe();
-            sqe->Opcode = IoUringConstants.IORING_OP_ASYNC_CANCEL;
-            sqe->Fd = -1;
-            sqe->Address = (ulong)receiver.Slot + 1;
-            sqe->UserData = CancelTag;
-        }
-    }
-
-    private void Release(IoUringReceiver receiver)
-    {
-        if (receiver.Starved)
-        {
-            receiver.Starved = false;
-            _starved.Remove(receiver);
-            Volatile.Write(ref _starvedCount, _starved.Count);
-        }
-
-        if (receiver.Slot >= 0)
-        {
-            _slots[receiver.Slot] = null;
-            _freeSlots.Push(receiver.Slot);
-            receiver.Slot = -1;
-        }
-
-        receiver.Socket.Release();
-    }
-
-    private void Dispatch(in IoUringCqe completion)
-    {
-        if (completion.UserData == WakeTag)
-        {
-            Volatile.Write(ref _wakeRequested, 0);
-            return;
-        }
-
-        if (completion.UserData == CancelTag || completion.UserData == 0 || (int)(completion.UserData - 1) >= _slots.Count)
-        {
-            return;
-        }
-
-        var receiver = _slots[(int)(completion.UserData - 1)];
-        if (receiver is null)
-        {
-            return;
-        }
-
-        var more = (completion.Flags & IoUringConstants.IORING_CQE_F_MORE) != 0;
-        var starved = false;
-        if ((completion.Flags & IoUringConstants.IORING_CQE_F_BUFFER) != 0)
-        {
-            var buffers = receiver.ArmedBuffers!;
-            Interlocked.Decrement(ref buffers == _small ? ref _smallAvailable : ref _largeAvailable);
-            var item = new InboxItem(buffers.GroupId, (ushort)(completion.Flags >> IoUringConstants.IORING_CQE_BUFFER_SHIFT), completion.Result, Errno.None);
-            if (!receiver.Inbox.Post(item))
-            {
-                ReturnBuffers([item]);
-            }
-        }
-        else if (completion.Result < 0)
-        {
-            var errno = (Errno)(-completion.Result);
-            switch (errno)
-            {
-                case Errno.ENOBUFS:
-                    // Every buffer of the group is out: the receive ended; it is armed again once some come back.
-                    starved = true;
-                    break;
-                case Errno.ECANCELED:
-                    break;
-                case Errno.ECONNREFUSED or Errno.EHOSTUNREACH or Errno.ENETUNREACH:
-                    // An ICMP error on a connected socket: counted, and receiving goes on (as on the batched backend).
-                    receiver.Counters.OnIcmpError();
-                    break;
-                default:
-                    // Reported to the next receive, which arms the socket again: an error that repeats (a kernel without
-                    // multishot recvmsg answers EINVAL) costs one completion per receive call, not a loop here.
-                    _ = receiver.Inbox.Post(new InboxItem(0, 0, 0, errno));
-                    receiver.Armed = false;
-                    receiver.RearmOnNextReceive();
-                    if (_releasing)
-                    {
-                        Release(receiver);
-                    }
-
-                    return;
-            }
-        }
-
-        if (more)
-        {
-            return;
-        }
-
-        receiver.Armed = false;
-        if (receiver.IsDisposed || _releasing)
-        {
-            Release(receiver);
-        }
-        else if (starved)
-        {
-            receiver.Starved = true;
-            _starved.Add(receiver);
-
-            // A full fence, not a release: this store and the engine's later reads of the available counts must not
-            // pass each other (x86 reorders a store with a later load), or this thread and one returning buffers
-            // (Interlocked.Add, then a read of this count) could each miss the other's write, and nobody would wake
-            // the engine to re-arm.
-            Interlocked.Exchange(ref _starvedCount, _starved.Count);
-        }
-        else
-        {
-            Arm(receiver);
         }
     }
 }

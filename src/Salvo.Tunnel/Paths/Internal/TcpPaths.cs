@@ -66,8 +66,9 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         }
         catch (SocketException e)
         {
-            // The tunnel still works over UDP; only this end's TCP fallback is missing.
-            server.Abandon();
+            // The tunnel still works over UDP; only this end's TCP fallback is missing. A server that never started has
+            // no connection to close, so its stop completes at once.
+            server.StopAsync().GetAwaiter().GetResult();
             TunnelLog.TcpListenerFailed(logger, port, e.Message);
         }
     }

@@ -1,4 +1,4 @@
-namespace Salvo.Pal;
+namespace Salvo.Tunnel.Pal;
 
 /// <summary>
 /// A TUN device: a layer-3 interface whose IP packets this process reads (what the kernel routes to it) and writes
@@ -6,7 +6,7 @@ namespace Salvo.Pal;
 /// <see cref="WaitForPacket"/>, then reads until <see cref="TryRead"/> finds nothing ready, so one wait serves a
 /// batch. With <see cref="Offloads"/>, every read and write carries a <see cref="VirtioHeaderSize"/>-byte
 /// virtio_net_hdr first, and a read may be a super-packet for the reader to cut. Opened by
-/// <see cref="Platform.OpenTunDevice"/>; disposing it removes an interface it created.
+/// <see cref="TunnelPlatform.OpenTunDevice"/>; disposing it removes an interface it created.
 /// </summary>
 internal abstract class TunDevice : IDisposable
 {

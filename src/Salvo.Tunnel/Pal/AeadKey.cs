@@ -1,8 +1,8 @@
-namespace Salvo.Pal;
+namespace Salvo.Tunnel.Pal;
 
 /// <summary>
 /// One ChaCha20-Poly1305 key (RFC 8439) held by the platform's own crypto library: seal and open with a 12-byte nonce,
-/// the 16-byte tag after the ciphertext. Opened by <see cref="Platform.CreateChaCha20Poly1305Key"/>. Safe to call
+/// the 16-byte tag after the ciphertext. Opened by <see cref="TunnelPlatform.CreateChaCha20Poly1305Key"/>. Safe to call
 /// from several threads (each operation holds the key's context alone); disposing it wipes the key once no call uses it.
 /// </summary>
 internal abstract class AeadKey : IDisposable

@@ -1,12 +1,12 @@
 using System.Runtime.Versioning;
 using Salvo.Internal;
-using Salvo.Pal;
 using Salvo.Tunnel.Offload;
+using Salvo.Tunnel.Pal;
 
 namespace Salvo.Tunnel;
 
 /// <summary>
-/// The operating system's TUN interface, opened through Salvo's platform layer (<c>/dev/net/tun</c> on Linux): a read
+/// The operating system's TUN interface, opened through the tunnel's platform layer (<c>/dev/net/tun</c> on Linux): a read
 /// waits once for the first packet, then takes every packet already queued, up to the batch's capacity. With offloads
 /// (the default, where the kernel takes them) a read may be a TCP or UDP super-packet of up to 64 KiB, which is cut
 /// into MTU-sized packets here (<see cref="TunSegmentation"/>), and written packets of one flow are joined again
@@ -82,7 +82,7 @@ public sealed class KernelTunDevice : ITunDevice
     /// <exception cref="ArgumentException">The name is longer than 15 characters.</exception>
     /// <exception cref="IOException">The device cannot be opened (no /dev/net/tun) or the kernel refuses it (not root, a name in use).</exception>
     public static KernelTunDevice Open(string name, bool offloads) =>
-        new(Platform.Current.OpenTunDevice(name, offloads ? TunOffloads.Checksum | TunOffloads.Tcp | TunOffloads.Udp : TunOffloads.None));
+        new(TunnelPlatform.Current.OpenTunDevice(name, offloads ? TunOffloads.Checksum | TunOffloads.Tcp | TunOffloads.Udp : TunOffloads.None));
 
     /// <inheritdoc />
     public int ReadBatch(PacketBatch batch, TimeSpan timeout)

@@ -1,4 +1,4 @@
-namespace Salvo.Pal;
+namespace Salvo.Tunnel.Pal;
 
 /// <summary>What a TUN device hands over undone, for the reader to do in user space (and takes undone on write).</summary>
 [Flags]

@@ -3,7 +3,7 @@ using System.Runtime.Versioning;
 using System.Text;
 using Salvo.Interop.Linux;
 
-namespace Salvo.Pal;
+namespace Salvo.Tunnel.Pal;
 
 /// <summary>
 /// A TUN interface from <c>/dev/net/tun</c> with IFF_TUN | IFF_NO_PI (Documentation/networking/tuntap.rst): each read

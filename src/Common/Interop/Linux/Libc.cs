@@ -2,7 +2,11 @@ using System.Runtime.InteropServices;
 
 namespace Salvo.Interop.Linux;
 
-/// <summary>The C library the Linux backend calls; one import per file beside this one.</summary>
+/// <summary>
+/// The C library the Linux code of the library and of the tunnel calls; one import per file. The imports both need
+/// (close, ioctl, poll) are here in src/Common, compiled into each assembly; the others live in its own
+/// Pal/Linux/Interop.
+/// </summary>
 /// <remarks>
 /// Imports on a socket take its <see cref="SafeHandle"/>: the generated marshaller holds a reference for the length of
 /// the call, so a concurrent dispose can neither close the descriptor under the system call nor let its number be

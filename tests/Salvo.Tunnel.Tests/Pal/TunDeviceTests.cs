@@ -1,12 +1,14 @@
 using System.Buffers.Binary;
 using System.Net;
 using System.Net.Sockets;
-using Salvo.Pal;
+using Salvo.Tests;
+using Salvo.Tests.Lab;
+using Salvo.Tunnel.Pal;
 
-namespace Salvo.Tests.Lab;
+namespace Salvo.Tunnel.Tests.Pal;
 
 /// <summary>
-/// The platform's TUN device in a namespace of a <see cref="NetworkLab"/>: the interface holds 198.18.5.1/24, so the
+/// The tunnel platform's TUN device in a namespace of a <see cref="NetworkLab"/>: the interface holds 198.18.5.1/24, so the
 /// kernel routes packets for the rest of that /24 into the device, and takes packets written to it as arriving there.
 /// </summary>
 public sealed class TunDeviceTests
@@ -71,7 +73,7 @@ public sealed class TunDeviceTests
     {
         // A link that is down carries nothing, not even the kernel's own neighbour discovery.
         using var lab = new NetworkLab();
-        using var device = NetworkLab.InHost(lab.HostA, () => Platform.Current.OpenTunDevice(InterfaceName));
+        using var device = NetworkLab.InHost(lab.HostA, () => TunnelPlatform.Current.OpenTunDevice(InterfaceName));
 
         Assert.False(device.WaitForPacket(0));
         Assert.Equal(0, device.TryRead(new byte[2048]));
@@ -81,7 +83,7 @@ public sealed class TunDeviceTests
     public void Dispose_InterfaceTheDeviceCreated_IsRemoved()
     {
         using var lab = new NetworkLab();
-        var device = NetworkLab.InHost(lab.HostA, () => Platform.Current.OpenTunDevice(InterfaceName));
+        var device = NetworkLab.InHost(lab.HostA, () => TunnelPlatform.Current.OpenTunDevice(InterfaceName));
         Assert.Contains(InterfaceName, NetworkLab.Exec(lab.HostA, "ip", "-o link show"), StringComparison.Ordinal);
 
         device.Dispose();
@@ -95,7 +97,7 @@ public sealed class TunDeviceTests
     public void Open_EmptyName_KernelPicksATunName()
     {
         using var lab = new NetworkLab();
-        using var device = NetworkLab.InHost(lab.HostA, () => Platform.Current.OpenTunDevice(string.Empty));
+        using var device = NetworkLab.InHost(lab.HostA, () => TunnelPlatform.Current.OpenTunDevice(string.Empty));
 
         Assert.Matches("^tun[0-9]+$", device.Name);
         Assert.Contains(device.Name, NetworkLab.Exec(lab.HostA, "ip", "-o link show"), StringComparison.Ordinal);
@@ -104,16 +106,16 @@ public sealed class TunDeviceTests
     [LinuxFact]
     public void Open_NameLongerThanTheKernelTakes_FailsNamingTheLimitBeforeOpeningAnything()
     {
-        var error = Assert.Throws<ArgumentException>(() => Platform.Current.OpenTunDevice("sixteen-letters!"));
+        var error = Assert.Throws<ArgumentException>(() => TunnelPlatform.Current.OpenTunDevice("sixteen-letters!"));
 
         Assert.Equal("name", error.ParamName);
         Assert.Contains("at most 15 characters", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void PortablePlatform_OpenTunDevice_RefusesNamingWhatIsMissing()
+    public void PortableTunnelPlatform_OpenTunDevice_RefusesNamingWhatIsMissing()
     {
-        var error = Assert.Throws<PlatformNotSupportedException>(() => new PortablePlatform().OpenTunDevice("salvo0"));
+        var error = Assert.Throws<PlatformNotSupportedException>(() => new PortableTunnelPlatform().OpenTunDevice("salvo0"));
 
         Assert.Contains("/dev/net/tun", error.Message, StringComparison.Ordinal);
         Assert.Contains("salvo0", error.Message, StringComparison.Ordinal);
@@ -121,7 +123,7 @@ public sealed class TunDeviceTests
 
     private static TunDevice OpenConfigured(string host)
     {
-        var device = NetworkLab.InHost(host, () => Platform.Current.OpenTunDevice(InterfaceName));
+        var device = NetworkLab.InHost(host, () => TunnelPlatform.Current.OpenTunDevice(InterfaceName));
         try
         {
             Assert.Equal(InterfaceName, device.Name);

@@ -3,7 +3,7 @@ using System.Runtime.Versioning;
 using System.Security.Cryptography;
 using Salvo.Interop.Linux;
 
-namespace Salvo.Pal;
+namespace Salvo.Tunnel.Pal;
 
 /// <summary>
 /// ChaCha20-Poly1305 from OpenSSL's libcrypto through EVP, with one context per key and direction kept for the key's

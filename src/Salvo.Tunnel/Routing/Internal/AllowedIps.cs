@@ -6,7 +6,7 @@ namespace Salvo.Tunnel.Routing;
 /// allocates nothing. Adding a prefix that another peer holds moves it, as <c>wg set</c> does.
 /// </summary>
 /// <typeparam name="TPeer">What a match returns.</typeparam>
-public sealed class AllowedIps<TPeer>
+internal sealed class AllowedIps<TPeer>
     where TPeer : class
 {
     private readonly Node _v4 = new();

@@ -3,7 +3,7 @@ using System.Buffers.Binary;
 namespace Salvo.Tunnel.Routing;
 
 /// <summary>Reads the few IP header fields the tunnel needs (RFC 791, RFC 8200), with bounds checks.</summary>
-public static class IPPacket
+internal static class IPPacket
 {
     private const int IPv4HeaderSize = 20;
     private const int IPv6HeaderSize = 40;

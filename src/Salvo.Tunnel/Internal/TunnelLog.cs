@@ -27,4 +27,7 @@ internal static partial class TunnelLog
     public static partial void TcpListenerFailed(ILogger logger, int port, string error);
     [LoggerMessage(8, LogLevel.Information, "TUN {Name} offloads: {Offloads}")]
     public static partial void TunOffloads(ILogger logger, string name, string offloads);
+
+    [LoggerMessage(9, LogLevel.Warning, "Tunnel {Name}: receiving from the {Source} failed; the loop goes on ({Suppressed} more not logged since the last entry)")]
+    public static partial void ReceiveFailed(ILogger logger, string name, string source, long suppressed, Exception exception);
 }

@@ -1,0 +1,71 @@
+using System.Runtime.CompilerServices;
+using Salvo.Interop.Linux;
+
+namespace Salvo.Tunnel.Tests.Interop;
+
+/// <summary>
+/// The tunnel's own interop matches the kernel and OpenSSL headers (x86-64 glibc): the TUN device's ifreq, flags and
+/// ioctl numbers, the open(2) flags, the errno values the device acts on, OpenSSL's AEAD controls, and the shared
+/// structs as compiled into this assembly.
+/// </summary>
+public sealed class TunAbiTests
+{
+    [Fact]
+    public void StructSizes_MatchTheCHeaders()
+    {
+        Assert.Equal(40, Unsafe.SizeOf<IfReq>());
+        Assert.Equal(16, Unsafe.SizeOf<IOVec>());
+        Assert.Equal(8, Unsafe.SizeOf<PollFd>());
+    }
+
+    [Fact]
+    public void IfReqFlags_SitAtOffset16()
+    {
+        IfReq request = default;
+
+        var offset = Unsafe.ByteOffset(ref Unsafe.As<IfReq, byte>(ref request), ref Unsafe.As<short, byte>(ref request.Flags));
+
+        Assert.Equal(16, (int)offset);
+    }
+
+    [Fact]
+    public void TunConstants_MatchTheKernelHeaders()
+    {
+        // include/uapi/linux/if_tun.h, include/uapi/linux/if.h, include/uapi/asm-generic/fcntl.h (octal 02, 04000, 02000000).
+        Assert.Equal((nuint)0x400454ca, Constants.TUNSETIFF);
+        Assert.Equal(0x0001, Constants.IFF_TUN);
+        Assert.Equal(0x1000, Constants.IFF_NO_PI);
+        Assert.Equal(0x4000, Constants.IFF_VNET_HDR);
+        Assert.Equal((nuint)0x400454d0, Constants.TUNSETOFFLOAD);
+        Assert.Equal(0x01u, Constants.TUN_F_CSUM);
+        Assert.Equal(0x02u, Constants.TUN_F_TSO4);
+        Assert.Equal(0x04u, Constants.TUN_F_TSO6);
+        Assert.Equal(0x20u, Constants.TUN_F_USO4);
+        Assert.Equal(0x40u, Constants.TUN_F_USO6);
+        Assert.Equal(16, Constants.IFNAMSIZ);
+        Assert.Equal(0x2, Constants.O_RDWR);
+        Assert.Equal(0x800, Constants.O_NONBLOCK);
+        Assert.Equal(0x80000, Constants.O_CLOEXEC);
+        Assert.Equal(0x001, Constants.POLLIN);
+    }
+
+    [Fact]
+    public void ErrnoTheDeviceActsOn_MatchesTheKernelHeaders()
+    {
+        // include/uapi/asm-generic/errno-base.h.
+        Assert.Equal(1, (int)Errno.EPERM);
+        Assert.Equal(2, (int)Errno.ENOENT);
+        Assert.Equal(4, (int)Errno.EINTR);
+        Assert.Equal(11, (int)Errno.EAGAIN);
+        Assert.Equal(13, (int)Errno.EACCES);
+        Assert.Equal(19, (int)Errno.ENODEV);
+    }
+
+    [Fact]
+    public void AeadControls_MatchOpenSslsHeader()
+    {
+        // include/openssl/evp.h: EVP_CTRL_AEAD_GET_TAG and EVP_CTRL_AEAD_SET_TAG.
+        Assert.Equal(0x10, Libcrypto.EVP_CTRL_AEAD_GET_TAG);
+        Assert.Equal(0x11, Libcrypto.EVP_CTRL_AEAD_SET_TAG);
+    }
+}
