@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using System.Text.Json;
@@ -92,6 +93,30 @@ public sealed class TransportCommandTests
     }
 
     [Fact]
+    public async Task Watch_TcpOnlyServerRestarted_SaysTheConnectionClosedAndReopenedAndEndsOnTime()
+    {
+        var first = EchoServer(new IPEndPoint(IPAddress.Loopback, 0));
+        var endPoint = first.LocalEndPoint!;
+        var clock = Stopwatch.StartNew();
+        var run = Task.Run(() => Cli.RunAsync("transport", $"127.0.0.1:{endPoint.Port}", "--mode", "TcpOnly", "--watch", "4", "--interval-ms", "20", "--json"));
+        await Task.Delay(TimeSpan.FromSeconds(1));
+        await first.DisposeAsync();
+        await using var second = EchoServer(endPoint);
+
+        var (exit, output, error) = await run.WaitAsync(Bound);
+
+        // Generous: the watch ends at 4 s; the run used to go on resending for 15 s more.
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(4 + 6), $"took {clock.Elapsed.TotalSeconds:F1} s; {error}");
+        Assert.True(exit == 0, error);
+        Assert.Contains("TCP connection closed", error, StringComparison.Ordinal);
+        Assert.Contains("TCP connection re-established", error, StringComparison.Ordinal);
+        using var document = JsonDocument.Parse(output);
+        var report = document.RootElement;
+        Assert.Equal(report.GetProperty("sent").GetInt32(), report.GetProperty("echoed").GetInt32());
+        Assert.True(report.GetProperty("reconnects").GetInt32() >= 1, output);
+    }
+
+    [Fact]
     public async Task Listen_Text_PrintsTheAddressOnce()
     {
         using var stop = new CancellationTokenSource();
@@ -105,5 +130,14 @@ public sealed class TransportCommandTests
 
         var everything = output.Text + error.Text;
         Assert.Equal(1, everything.Split($"127.0.0.1:{port}").Length - 1);
+    }
+
+    private static Salvo.Streams.MessageTransportServer EchoServer(IPEndPoint endPoint)
+    {
+        var server = new Salvo.Streams.MessageTransportServer(
+            new Salvo.Streams.MessageTransportServerOptions { EndPoint = endPoint },
+            async (peer, message) => await peer.SendAsync(System.Buffers.BuffersExtensions.ToArray(message)).ConfigureAwait(false));
+        server.Start();
+        return server;
     }
 }

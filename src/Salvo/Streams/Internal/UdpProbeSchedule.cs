@@ -1,8 +1,9 @@
 namespace Salvo.Streams;
 
 /// <summary>
-/// When a <see cref="MessageTransport"/> on TCP next tries UDP: the first delay, then doubling up to a cap, each
-/// spread by a random share so that many clients cut off by one network outage do not probe in step.
+/// When a <see cref="MessageTransport"/> on TCP next tries UDP, or next tries to open a TCP connection that closed: the
+/// first delay, then doubling up to a cap, each spread by a random share so that many clients cut off by one network
+/// outage (or one server restart) do not try in step.
 /// </summary>
 internal sealed class UdpProbeSchedule(TimeSpan first, TimeSpan max, double jitter, Random random)
 {
