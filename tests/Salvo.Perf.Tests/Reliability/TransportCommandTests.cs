@@ -132,6 +132,44 @@ public sealed class TransportCommandTests
         Assert.Equal(1, everything.Split($"127.0.0.1:{port}").Length - 1);
     }
 
+    [Fact]
+    public async Task Listen_MessagesOverUdpAndTcp_EndsWithReceivedAndAnsweredPerTransportAndTheDropsKnown()
+    {
+        using var stop = new CancellationTokenSource();
+        var output = new LiveWriter();
+        var error = new LiveWriter();
+        var run = Task.Run(() => SalvoCli.RunAsync(["transport", "--listen", "127.0.0.1:0", "-t", "60"], new CliConsole(output, error, isTerminal: false), stop.Token));
+        Assert.True(Eventually.True(() => Listening.Said(output.Text), Bound), error.Text);
+        var server = new IPEndPoint(IPAddress.Loopback, int.Parse(Listening.Port(output.Text), System.Globalization.CultureInfo.InvariantCulture));
+
+        await RoundTripAsync(server, Salvo.Streams.TransportMode.UdpFirst, 5);
+        await RoundTripAsync(server, Salvo.Streams.TransportMode.TcpOnly, 3);
+        await stop.CancelAsync();
+        Assert.Equal(0, await run.WaitAsync(Bound));
+
+        Assert.Contains("UDP: 5 message(s) received, 5 answered, ", output.Text, StringComparison.Ordinal);
+        Assert.Contains(" 0 dropped by the kernel (receive buffer full), 0 datagram(s) without a message, 0 send error(s).", output.Text, StringComparison.Ordinal);
+        Assert.Contains("TCP: 3 message(s) received, 3 answered.", output.Text, StringComparison.Ordinal);
+        Assert.DoesNotContain("Answered", output.Text, StringComparison.Ordinal);
+    }
+
+    /// <summary>Sends <paramref name="count"/> messages one at a time, each after the previous one's echo.</summary>
+    private static async Task RoundTripAsync(IPEndPoint server, Salvo.Streams.TransportMode mode, int count)
+    {
+        var echoes = System.Threading.Channels.Channel.CreateUnbounded<bool>();
+        await using var transport = new Salvo.Streams.MessageTransport(new Salvo.Streams.MessageTransportOptions { Mode = mode }, (_, _) =>
+        {
+            echoes.Writer.TryWrite(true);
+            return ValueTask.CompletedTask;
+        });
+        await transport.ConnectAsync(server);
+        for (var i = 0; i < count; i++)
+        {
+            Assert.True(await transport.SendAsync(new byte[16]));
+            await echoes.Reader.ReadAsync().AsTask().WaitAsync(Bound);
+        }
+    }
+
     private static Salvo.Streams.MessageTransportServer EchoServer(IPEndPoint endPoint)
     {
         var server = new Salvo.Streams.MessageTransportServer(
