@@ -105,15 +105,8 @@ public sealed class DatagramSocketOptions
             throw new ArgumentException($"LocalEndPoint must be IPv4 or IPv6, not {LocalEndPoint.AddressFamily}.", nameof(LocalEndPoint));
         }
 
-        if (ReceiveBufferSize is <= 0)
-        {
-            throw new ArgumentOutOfRangeException(nameof(ReceiveBufferSize), ReceiveBufferSize, "ReceiveBufferSize must be positive.");
-        }
-
-        if (SendBufferSize is <= 0)
-        {
-            throw new ArgumentOutOfRangeException(nameof(SendBufferSize), SendBufferSize, "SendBufferSize must be positive.");
-        }
+        CheckBufferSize(ReceiveBufferSize, nameof(ReceiveBufferSize));
+        CheckBufferSize(SendBufferSize, nameof(SendBufferSize));
 
         if (!Enum.IsDefined(Backend))
         {
@@ -123,6 +116,15 @@ public sealed class DatagramSocketOptions
         if (Pal.Platform.Current.RefuseBackend(Backend) is string refusal)
         {
             throw new PlatformNotSupportedException(refusal);
+        }
+    }
+
+    /// <summary>Throws an <see cref="ArgumentOutOfRangeException"/> naming <paramref name="name"/> when a socket buffer size is not positive (null is fine: the system default).</summary>
+    internal static void CheckBufferSize(int? value, string name)
+    {
+        if (value is <= 0)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"{name} must be positive, or null for the system default.");
         }
     }
 

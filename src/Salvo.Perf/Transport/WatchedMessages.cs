@@ -11,7 +11,10 @@ internal sealed record TransportSwitch(double AtSeconds, string Transport, strin
 /// <summary>What a watch run got.</summary>
 /// <param name="Sent">Numbered messages the transport took (each counted once, however often it was resent).</param>
 /// <param name="Echoed">Distinct numbers echoed.</param>
-/// <param name="Resent">Sends of a number again because its echo had not come within <see cref="WatchedMessages.EchoTimeout"/>.</param>
+/// <param name="Resent">
+/// Sends of a number again because its echo had not come within <see cref="WatchedMessages.EchoTimeout"/> (over TCP, only
+/// once the connection it went on had closed).
+/// </param>
 /// <param name="DuplicateEchoes">Echoes of a number already echoed: a message delivered twice.</param>
 /// <param name="Refused">Sends the transport refused (its TCP connection closed and not yet back, or the UDP socket refused), each tried again shortly.</param>
 /// <param name="InFlightAtEnd">1 when the watch time ran out while the last number still had its first echo wait to go; it is not counted as lost.</param>
@@ -25,7 +28,8 @@ internal sealed record WatchOutcome(int Sent, int Echoed, int Resent, int Duplic
 /// The <c>salvo transport --watch</c> run: numbered messages at a steady pace for a while, one in flight, so that a
 /// path switch during the run (a firewall rule added or removed, a server restarted) shows as the switch, the messages
 /// resent, and any message delivered twice. A message whose echo does not come within <see cref="EchoTimeout"/> is sent
-/// again, as an application over a datagram path would: UDP lost it, the transport did not. The run ends when its time is
+/// again, as an application over a datagram path would: UDP lost it, the transport did not. Over TCP it is sent again only
+/// once the connection it went on has closed, as TCP loses nothing on an open connection. The run ends when its time is
 /// up, whatever is in flight.
 /// </summary>
 internal static class WatchedMessages
@@ -45,12 +49,17 @@ internal static class WatchedMessages
         TimeSpan Left() => duration - clock.Elapsed;
         var number = 0;
         TimeSpan? lastFirstSent = null;
+        StreamConnection? carrier = null;
         for (; Left() > TimeSpan.Zero; number++)
         {
             BinaryPrimitives.WriteInt32BigEndian(message, number);
             lastFirstSent = null;
             while (!echoed.Contains(number) && Left() > TimeSpan.Zero)
             {
+                // Null over UDP. Over TCP a message on a connection still open is not lost, only late: it is waited
+                // for rather than sent twice (a slow echo resent after 1 s came back twice), and resent once that
+                // connection has closed.
+                carrier = transport.TcpConnection;
                 if (!await transport.SendAsync(message, cancellationToken).ConfigureAwait(false))
                 {
                     refused++;
@@ -68,7 +77,11 @@ internal static class WatchedMessages
                     resent++;
                 }
 
-                duplicates += await AwaitEchoAsync(echoes, number, echoed, Min(EchoTimeout, Left()), cancellationToken).ConfigureAwait(false);
+                do
+                {
+                    duplicates += await AwaitEchoAsync(echoes, number, echoed, Min(EchoTimeout, Left()), cancellationToken).ConfigureAwait(false);
+                }
+                while (!echoed.Contains(number) && Left() > TimeSpan.Zero && carrier is { IsOpen: true });
             }
 
             if (echoed.Contains(number))
@@ -82,8 +95,10 @@ internal static class WatchedMessages
             duplicates += echoed.Add(late) ? 0 : 1;
         }
 
-        // The last number taken never had its full echo wait when it first went out within one wait of the end.
-        var inFlight = lastFirstSent is { } firstSent && !echoed.Contains(number - 1) && duration - firstSent < EchoTimeout ? 1 : 0;
+        // The last number taken is in flight when it is still on an open connection, or first went out within one echo
+        // wait of the end (it never had its full wait).
+        var inFlight = lastFirstSent is { } firstSent && !echoed.Contains(number - 1)
+            && (carrier is { IsOpen: true } || duration - firstSent < EchoTimeout) ? 1 : 0;
         return new WatchOutcome(sent, echoed.Count, resent, duplicates, refused, inFlight);
     }
 

@@ -27,7 +27,7 @@ public sealed partial class MessageTransport
         {
             while (true)
             {
-                await connection.Completion.WaitAsync(token).ConfigureAwait(false);
+                await WaitUntilClosingAsync(connection, token).ConfigureAwait(false);
                 if (!IsInUse(client))
                 {
                     return;
@@ -57,6 +57,23 @@ public sealed partial class MessageTransport
         catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
         {
             // Disposed, or the client closed by a move to UDP: nothing to keep.
+        }
+    }
+
+    /// <summary>
+    /// Returns as soon as the connection starts closing, for whatever reason: its graceful close may then take up to
+    /// <see cref="StreamOptions.CloseTimeout"/> more, which the caller need not wait for to learn of it.
+    /// </summary>
+    private static async Task WaitUntilClosingAsync(StreamConnection connection, CancellationToken stopping)
+    {
+        using var either = CancellationTokenSource.CreateLinkedTokenSource(connection.ClosingToken, stopping);
+        try
+        {
+            await Task.Delay(Timeout.Infinite, either.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!stopping.IsCancellationRequested)
+        {
+            // The connection is closing: CloseReason is set before ClosingToken is cancelled.
         }
     }
 

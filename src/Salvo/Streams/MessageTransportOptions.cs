@@ -139,15 +139,8 @@ public sealed class MessageTransportOptions
         }
 
         CheckShare(TcpReconnectJitter, nameof(TcpReconnectJitter));
-        if (UdpReceiveBufferSize is <= 0)
-        {
-            throw new ArgumentOutOfRangeException(nameof(UdpReceiveBufferSize), UdpReceiveBufferSize, "UdpReceiveBufferSize must be positive or null.");
-        }
-
-        if (UdpSendBufferSize is <= 0)
-        {
-            throw new ArgumentOutOfRangeException(nameof(UdpSendBufferSize), UdpSendBufferSize, "UdpSendBufferSize must be positive or null.");
-        }
+        DatagramSocketOptions.CheckBufferSize(UdpReceiveBufferSize, nameof(UdpReceiveBufferSize));
+        DatagramSocketOptions.CheckBufferSize(UdpSendBufferSize, nameof(UdpSendBufferSize));
 
         if (SwitchGracePeriod < TimeSpan.Zero || SwitchGracePeriod == Timeout.InfiniteTimeSpan)
         {

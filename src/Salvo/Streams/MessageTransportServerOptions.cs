@@ -52,15 +52,8 @@ public sealed class MessageTransportServerOptions
             throw new ArgumentOutOfRangeException(nameof(UdpBatchSize), UdpBatchSize, "UdpBatchSize must be 1 to 1,024.");
         }
 
-        if (UdpReceiveBufferSize is <= 0)
-        {
-            throw new ArgumentOutOfRangeException(nameof(UdpReceiveBufferSize), UdpReceiveBufferSize, "UdpReceiveBufferSize must be positive or null.");
-        }
-
-        if (UdpSendBufferSize is <= 0)
-        {
-            throw new ArgumentOutOfRangeException(nameof(UdpSendBufferSize), UdpSendBufferSize, "UdpSendBufferSize must be positive or null.");
-        }
+        DatagramSocketOptions.CheckBufferSize(UdpReceiveBufferSize, nameof(UdpReceiveBufferSize));
+        DatagramSocketOptions.CheckBufferSize(UdpSendBufferSize, nameof(UdpSendBufferSize));
 
         if (Tcp is null)
         {

@@ -85,7 +85,8 @@ public sealed class TransportCommandTests
         var report = document.RootElement;
         var sent = report.GetProperty("sent").GetInt32();
         Assert.True(sent > 3, $"{sent} messages");
-        Assert.Equal(sent, report.GetProperty("echoed").GetInt32());
+        // The watch ends at 2 s whatever is in flight: the last message may still be waiting for its echo.
+        Assert.Equal(sent, report.GetProperty("echoed").GetInt32() + report.GetProperty("inFlightAtEnd").GetInt32());
         Assert.Equal(1, report.GetProperty("resent").GetInt32());
         Assert.Equal(0, report.GetProperty("duplicateEchoes").GetInt32());
         Assert.Empty(report.GetProperty("switches").EnumerateArray());
@@ -107,12 +108,12 @@ public sealed class TransportCommandTests
 
         // Generous: the watch ends at 4 s; the run used to go on resending for 15 s more.
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(4 + 6), $"took {clock.Elapsed.TotalSeconds:F1} s; {error}");
-        Assert.True(exit == 0, error);
+        Assert.True(exit == 0, error + output);
         Assert.Contains("TCP connection closed", error, StringComparison.Ordinal);
         Assert.Contains("TCP connection re-established", error, StringComparison.Ordinal);
         using var document = JsonDocument.Parse(output);
         var report = document.RootElement;
-        Assert.Equal(report.GetProperty("sent").GetInt32(), report.GetProperty("echoed").GetInt32());
+        Assert.True(report.GetProperty("sent").GetInt32() == report.GetProperty("echoed").GetInt32() + report.GetProperty("inFlightAtEnd").GetInt32(), output);
         Assert.True(report.GetProperty("reconnects").GetInt32() >= 1, output);
     }
 
@@ -120,11 +121,7 @@ public sealed class TransportCommandTests
     public async Task Listen_Text_PrintsTheAddressOnce()
     {
         using var stop = new CancellationTokenSource();
-        var output = new LiveWriter();
-        var error = new LiveWriter();
-        var run = Task.Run(() => SalvoCli.RunAsync(["transport", "--listen", "127.0.0.1:0", "-t", "60"], new CliConsole(output, error, isTerminal: false), stop.Token));
-        Assert.True(Eventually.True(() => Listening.Said(output.Text), Bound), error.Text);
-        var port = Listening.Port(output.Text);
+        var (run, output, error, port) = Listen(stop.Token);
         await stop.CancelAsync();
         Assert.Equal(0, await run.WaitAsync(Bound));
 
@@ -136,11 +133,8 @@ public sealed class TransportCommandTests
     public async Task Listen_MessagesOverUdpAndTcp_EndsWithReceivedAndAnsweredPerTransportAndTheDropsKnown()
     {
         using var stop = new CancellationTokenSource();
-        var output = new LiveWriter();
-        var error = new LiveWriter();
-        var run = Task.Run(() => SalvoCli.RunAsync(["transport", "--listen", "127.0.0.1:0", "-t", "60"], new CliConsole(output, error, isTerminal: false), stop.Token));
-        Assert.True(Eventually.True(() => Listening.Said(output.Text), Bound), error.Text);
-        var server = new IPEndPoint(IPAddress.Loopback, int.Parse(Listening.Port(output.Text), System.Globalization.CultureInfo.InvariantCulture));
+        var (run, output, _, port) = Listen(stop.Token);
+        var server = new IPEndPoint(IPAddress.Loopback, int.Parse(port, System.Globalization.CultureInfo.InvariantCulture));
 
         await RoundTripAsync(server, Salvo.Streams.TransportMode.UdpFirst, 5);
         await RoundTripAsync(server, Salvo.Streams.TransportMode.TcpOnly, 3);
@@ -151,6 +145,16 @@ public sealed class TransportCommandTests
         Assert.Contains(" 0 dropped by the kernel (receive buffer full), 0 datagram(s) without a message, 0 send error(s).", output.Text, StringComparison.Ordinal);
         Assert.Contains("TCP: 3 message(s) received, 3 answered.", output.Text, StringComparison.Ordinal);
         Assert.DoesNotContain("Answered", output.Text, StringComparison.Ordinal);
+    }
+
+    /// <summary>Runs <c>transport --listen 127.0.0.1:0 -t 60</c> in process until <paramref name="stop"/>; returns once it says its port.</summary>
+    private static (Task<int> Run, LiveWriter Output, LiveWriter Error, string Port) Listen(CancellationToken stop)
+    {
+        var output = new LiveWriter();
+        var error = new LiveWriter();
+        var run = Task.Run(() => SalvoCli.RunAsync(["transport", "--listen", "127.0.0.1:0", "-t", "60"], new CliConsole(output, error, isTerminal: false), stop));
+        Assert.True(Eventually.True(() => Listening.Said(output.Text), Bound), error.Text);
+        return (run, output, error, Listening.Port(output.Text));
     }
 
     /// <summary>Sends <paramref name="count"/> messages one at a time, each after the previous one's echo.</summary>
