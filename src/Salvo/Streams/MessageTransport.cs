@@ -31,17 +31,12 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
     private readonly MessageHandler _handler;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _stopping = new();
-    private readonly TransportCounters _counters = new();
-    private readonly Lock _udpDropsLock = new();
     private DatagramSocket? _udp;
     private Task _udpLoop = Task.CompletedTask;
     private StreamClient? _tcpClient;
     private volatile StreamConnection? _tcp;
     private Task _paths = Task.CompletedTask;
     private Task _tcpWatch = Task.CompletedTask;
-    private long _retiredUdpDrops;
-    private DatagramSocket? _retiredUdp;
-    private bool _udpDropsReadable;
     private ulong _lastHelloAck;
     private volatile TransportKind _transport;
     private long _transportSwitches;
@@ -148,10 +143,6 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
         _ => throw new InvalidOperationException("Call ConnectAsync first."),
     };
 
-    /// <summary>The counters since the transport was created, per transport; <see cref="MessageTransportStatistics.UdpKernelDrops"/> is read now.</summary>
-    public MessageTransportStatistics GetStatistics() =>
-        _counters.Snapshot() with { UdpKernelDrops = ReadUdpKernelDrops(), TransportSwitches = TransportSwitches };
-
     /// <summary>Closes the transport: a TCP connection closes gracefully; the UDP socket closes at once.</summary>
     public async ValueTask DisposeAsync()
     {
@@ -235,11 +226,7 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
 
     private void UseUdp(DatagramSocket socket, ReceiveBatch batch, string reason, bool switching)
     {
-        lock (_udpDropsLock)
-        {
-            _udpDropsReadable = socket.ReadKernelDrops() is not null;
-        }
-
+        NoteUdpDropsReadable(socket);
         _udp = socket;
         _udpLoop = ReceiveUdpAsync(socket, batch);
         Select(TransportKind.Udp, reason, switching);
@@ -354,53 +341,6 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
         catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
         {
             // Disposed.
-        }
-    }
-
-    private ValueTask<bool> Counted(TransportKind transport, ValueTask<bool> send)
-    {
-        if (send.IsCompletedSuccessfully)
-        {
-            _counters.OnSent(transport, send.Result);
-            return send;
-        }
-
-        return AwaitCounted(transport, send);
-    }
-
-    private async ValueTask<bool> AwaitCounted(TransportKind transport, ValueTask<bool> send)
-    {
-        var taken = await send.ConfigureAwait(false);
-        _counters.OnSent(transport, taken);
-        return taken;
-    }
-
-    /// <summary>Closes a UDP socket that carried traffic, keeping its kernel drop count (read just before, as a closed socket cannot be asked).</summary>
-    private void RetireUdp(DatagramSocket socket)
-    {
-        lock (_udpDropsLock)
-        {
-            if (!ReferenceEquals(socket, _retiredUdp))
-            {
-                _retiredUdpDrops += socket.ReadKernelDrops() ?? 0;
-                _retiredUdp = socket;
-            }
-        }
-
-        socket.Dispose();
-    }
-
-    private long? ReadUdpKernelDrops()
-    {
-        lock (_udpDropsLock)
-        {
-            if (!_udpDropsReadable)
-            {
-                return null;
-            }
-
-            var current = _udp is { } socket && !ReferenceEquals(socket, _retiredUdp) ? socket.ReadKernelDrops() ?? 0 : 0;
-            return _retiredUdpDrops + current;
         }
     }
 }
