@@ -115,30 +115,16 @@ public sealed class MessageTransportOptions
             throw new ArgumentOutOfRangeException(nameof(HandshakeAttempts), HandshakeAttempts, "HandshakeAttempts must be 1 to 100.");
         }
 
-        CheckPositive(UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay));
-        CheckPositive(UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay));
-        if (UdpReprobeMaxDelay < UdpReprobeFirstDelay)
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");
-        }
-
+        CheckBackoff(
+            (UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay)), (UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay)), (UdpReprobeJitter, nameof(UdpReprobeJitter)));
+        CheckBackoff(
+            (TcpReconnectFirstDelay, nameof(TcpReconnectFirstDelay)), (TcpReconnectMaxDelay, nameof(TcpReconnectMaxDelay)), (TcpReconnectJitter, nameof(TcpReconnectJitter)));
         CheckPositive(UdpKeepaliveInterval, nameof(UdpKeepaliveInterval));
         if (UdpKeepaliveMisses is < 0 or > 1000)
         {
             throw new ArgumentOutOfRangeException(nameof(UdpKeepaliveMisses), UdpKeepaliveMisses, "UdpKeepaliveMisses must be 0 (off) to 1,000.");
         }
 
-        CheckShare(UdpReprobeJitter, nameof(UdpReprobeJitter));
-        CheckPositive(TcpReconnectFirstDelay, nameof(TcpReconnectFirstDelay));
-        CheckPositive(TcpReconnectMaxDelay, nameof(TcpReconnectMaxDelay));
-        if (TcpReconnectMaxDelay < TcpReconnectFirstDelay)
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(TcpReconnectMaxDelay), TcpReconnectMaxDelay, "TcpReconnectMaxDelay must be at least TcpReconnectFirstDelay.");
-        }
-
-        CheckShare(TcpReconnectJitter, nameof(TcpReconnectJitter));
         DatagramSocketOptions.CheckBufferSize(UdpReceiveBufferSize, nameof(UdpReceiveBufferSize));
         DatagramSocketOptions.CheckBufferSize(UdpSendBufferSize, nameof(UdpSendBufferSize));
 
@@ -160,11 +146,19 @@ public sealed class MessageTransportOptions
         Tcp.Validate();
     }
 
-    private static void CheckShare(double value, string name)
+    /// <summary>A doubling back-off: both delays positive and finite, the cap at least the first, the jitter a share from 0 to 1.</summary>
+    private static void CheckBackoff((TimeSpan Value, string Name) first, (TimeSpan Value, string Name) max, (double Value, string Name) jitter)
     {
-        if (double.IsNaN(value) || value is < 0 or > 1)
+        CheckPositive(first.Value, first.Name);
+        CheckPositive(max.Value, max.Name);
+        if (max.Value < first.Value)
         {
-            throw new ArgumentOutOfRangeException(name, value, $"{name} must be 0 to 1.");
+            throw new ArgumentOutOfRangeException(max.Name, max.Value, $"{max.Name} must be at least {first.Name}.");
+        }
+
+        if (double.IsNaN(jitter.Value) || jitter.Value is < 0 or > 1)
+        {
+            throw new ArgumentOutOfRangeException(jitter.Name, jitter.Value, $"{jitter.Name} must be 0 to 1.");
         }
     }
 
