@@ -21,4 +21,16 @@ public readonly record struct DatagramSocketStatistics(
     long TruncatedDatagrams,
     long IcmpErrors,
     long SendErrors,
-    long GsoFallbacks);
+    long GsoFallbacks)
+{
+    /// <summary>
+    /// Datagrams addressed to this socket that the kernel dropped instead of queuing them, nearly always because the
+    /// receive buffer was full (<see cref="DatagramSocketOptions.ReceiveBufferSize"/>); they never reach
+    /// <see cref="DatagramsReceived"/>, so sent = received + dropped here when nothing is lost on the way. Read from the
+    /// kernel's per-socket counter (Linux: sk_drops through SO_MEMINFO, whatever the backend) when the statistics are
+    /// taken; null where the platform does not report it (the portable platform, outside Linux), where loss can only be
+    /// seen from the peer's numbering. A property rather than a constructor parameter, so code that builds or
+    /// deconstructs the record by position keeps compiling.
+    /// </summary>
+    public long? KernelDrops { get; init; }
+}

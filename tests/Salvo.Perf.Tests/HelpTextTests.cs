@@ -70,6 +70,24 @@ public sealed partial class HelpTextTests
         }
     }
 
+    [Theory]
+    [MemberData(nameof(Commands))]
+    public async Task Help_UsageLine_NamesTheArgumentsItsArgumentsSectionLists(string command)
+    {
+        var (exit, output, _) = await Cli.RunAsync(command, "--help");
+
+        Assert.Equal(0, exit);
+        var lines = output.Split('\n');
+        var usage = lines.SkipWhile(l => !l.StartsWith("Usage:", StringComparison.Ordinal)).Skip(1).First();
+        var inUsage = Placeholder().Matches(usage).Select(m => m.Value).ToList();
+        var listed = lines
+            .SkipWhile(l => !l.StartsWith("Arguments:", StringComparison.Ordinal)).Skip(1)
+            .TakeWhile(l => l.StartsWith("  ", StringComparison.Ordinal))
+            .Select(l => Placeholder().Match(l).Value)
+            .ToList();
+        Assert.Equal(listed, inUsage);
+    }
+
     [Fact]
     public void Help_EveryNumericOption_StatesTheRangeItAccepts()
     {
@@ -162,6 +180,9 @@ public sealed partial class HelpTextTests
 
     private static IEnumerable<string> OptionLines(string help) =>
         help[help.IndexOf("Options:", StringComparison.Ordinal)..].Split('\n').Skip(1).Where(l => l.StartsWith("  -", StringComparison.Ordinal));
+
+    [GeneratedRegex(@"<[^>]+>")]
+    private static partial Regex Placeholder();
 
     [GeneratedRegex(@"^\s+(?:-\S+, )*--(?<name>[a-z0-9-]+) <(?<value>[^>]+)>")]
     private static partial Regex OptionAndPlaceholder();

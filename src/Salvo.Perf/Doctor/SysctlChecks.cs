@@ -31,7 +31,7 @@ internal static class SysctlChecks
             yield return value is null
                 ? Missing($"net.core.{name}")
                 : new Finding($"net.core.{name}", FindingStatus.Info, Bytes(value.Value),
-                    "What a socket gets without asking; Salvo sockets ask with DatagramSocketOptions.ReceiveBufferSize/SendBufferSize.");
+                    "What a socket gets without asking; Salvo sockets ask for 4 MiB (DatagramSocketOptions.ReceiveBufferSize/SendBufferSize), capped at the max above.");
         }
 
         yield return UdpMem();

@@ -13,6 +13,7 @@ namespace Salvo.Perf.Impair;
 [JsonSerializable(typeof(Soak.SoakReport))]
 [JsonSerializable(typeof(Soak.SoakSample))]
 [JsonSerializable(typeof(Transport.TransportReport))]
+[JsonSerializable(typeof(Transport.TransportServeReport))]
 internal sealed partial class LabJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>

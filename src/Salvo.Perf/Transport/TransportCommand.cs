@@ -20,14 +20,14 @@ internal static class TransportCommand
 {
     public static Command Create(CliConsole console)
     {
-        var target = new Argument<string?>("server") { Description = "HOST:PORT of a 'salvo transport --listen' to connect to.", Arity = ArgumentArity.ZeroOrOne, HelpName = "HOST:PORT" };
+        var target = new Argument<string?>("HOST:PORT") { Description = "The address and port of a 'salvo transport --listen' to connect to; omit it with --listen.", Arity = ArgumentArity.ZeroOrOne };
         var listen = new Option<string?>("--listen") { Description = "Serve instead: ADDRESS:PORT (TCP and UDP, one port number; port 0 picks one). Defaults to connecting.", HelpName = "ADDRESS:PORT" };
         var mode = new Option<TransportMode>("--mode") { Description = "UdpFirst (handshake, TCP fallback), UdpOnly or TcpOnly. Defaults to UdpFirst.", DefaultValueFactory = _ => TransportMode.UdpFirst };
         var messages = CommonOptions.Int("--messages", "-n", "COUNT", 10, 0, 100_000, "Messages round-tripped after connecting.");
         var handshake = CommonOptions.Int("--handshake-ms", null, "MS", 500, 10, 60_000, "How long each UDP handshake attempt waits, in ms.");
         var time = CommonOptions.Seconds("--time", "-t", 30, "With --listen: seconds to serve.");
         var watch = CommonOptions.Int("--watch", null, "SECONDS", 0, 0, 3_600,
-            "Instead of -n: send numbered messages for SECONDS, one in flight, resending one whose echo is 1 s late, and print each path switch as it happens; 0 is off.");
+            "Instead of -n: send numbered messages for SECONDS (then stop), one in flight, resending one whose echo is 1 s late, and print each path switch and TCP close or reconnect as it happens; 0 is off.");
         var interval = CommonOptions.Int("--interval-ms", null, "MS", 50, 1, 60_000, "With --watch: the pause after each echoed message, in ms.");
         var command = new Command("transport",
             "Connects a MessageTransport to HOST:PORT and reports whether it runs over UDP or fell back to TCP (and why), " +
@@ -39,7 +39,7 @@ internal static class TransportCommand
         {
             if (parse.GetValue(listen) is { } address)
             {
-                return ServeAsync(console, ImpairCommand.ParseEndPoint(address, "--listen"), parse.GetValue(time), cancellationToken);
+                return TransportServe.RunAsync(console, ImpairCommand.ParseEndPoint(address, "--listen"), parse.GetValue(time), cancellationToken);
             }
 
             var server = parse.GetValue(target) ?? throw new CliException("transport: give HOST:PORT to connect to, or --listen ADDRESS:PORT to serve.");
@@ -48,29 +48,6 @@ internal static class TransportCommand
             return ConnectAsync(console, ImpairCommand.ParseEndPoint(server, "server"), plan, cancellationToken);
         });
         return command;
-    }
-
-    private static async Task<int> ServeAsync(CliConsole console, IPEndPoint endPoint, double seconds, CancellationToken cancellationToken)
-    {
-        await using var server = new MessageTransportServer(new MessageTransportServerOptions { EndPoint = endPoint },
-            static async (peer, message) => await peer.SendAsync(message.ToArray()).ConfigureAwait(false));
-        server.Start();
-        console.Line($"salvo transport listening on {server.LocalEndPoint} (TCP and UDP) for {seconds.ToString(CultureInfo.InvariantCulture)} s");
-        if (console.Format != OutputFormat.Text)
-        {
-            console.Note($"salvo transport: listening on {server.LocalEndPoint}");
-        }
-        try
-        {
-            await Task.Delay(TimeSpan.FromSeconds(seconds), cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            // Ctrl+C ends serving.
-        }
-
-        console.Line($"Answered {server.HandshakesAnswered} UDP handshake(s).");
-        return 0;
     }
 
     private static async Task<int> ConnectAsync(CliConsole console, IPEndPoint server, ConnectPlan plan, CancellationToken cancellationToken)
@@ -101,6 +78,11 @@ internal static class TransportCommand
             }
         };
         var clock = Stopwatch.StartNew();
+        string At() => string.Create(CultureInfo.InvariantCulture, $"{(watching ?? clock).Elapsed.TotalSeconds:F2} s");
+        transport.TcpConnectionClosed += (_, e) => console.Note(
+            $"salvo transport: {At()}: the TCP connection closed ({e.Reason}); " + (e.Reconnecting ? "reconnecting." : "not reconnecting: sends are refused from now on."));
+        transport.TcpConnectionReopened += (_, e) => console.Note(string.Create(CultureInfo.InvariantCulture,
+            $"salvo transport: {At()}: TCP connection re-established after {e.Attempts} attempt(s), {e.Downtime.TotalSeconds:F2} s without one."));
         try
         {
             await transport.ConnectAsync(server, cancellationToken).ConfigureAwait(false);
@@ -121,19 +103,24 @@ internal static class TransportCommand
                 seen = [.. switches];
             }
 
-            var complete = watched.Echoed == watched.Sent && watched.DuplicateEchoes == 0;
+            var stats = transport.GetStatistics();
             var watchReport = new TransportReport("transport", server.ToString(), mode.ToString(), transport.Transport.ToString(), reason,
                 Math.Round(connectMs, 1), watched.Sent, watched.Sent, watched.Echoed,
-                complete ? null : $"{watched.Sent - watched.Echoed} message(s) never echoed, {watched.DuplicateEchoes} echoed twice")
+                watched.Complete ? null : $"{watched.Sent - watched.Echoed - watched.InFlightAtEnd} message(s) never echoed, {watched.DuplicateEchoes} echoed twice")
             {
                 Switches = seen,
                 Resent = watched.Resent,
                 DuplicateEchoes = watched.DuplicateEchoes,
+                Refused = watched.Refused,
+                InFlightAtEnd = watched.InFlightAtEnd,
+                Reconnects = stats.TcpReconnects,
+                UdpKernelDrops = stats.UdpKernelDrops,
             };
             console.Document(watchReport, LabJson.Indented.TransportReport, LabJson.Compact.TransportReport);
-            console.Line($"{server}: sent {watched.Sent} numbered message(s) in {plan.Watch.TotalSeconds:0} s, {watched.Echoed} echoed, " +
-                $"{watched.Resent} resent after a 1 s wait, {watched.DuplicateEchoes} echoed twice; {seen.Length} path switch(es); now on {transport.Transport}.");
-            return complete ? 0 : CliException.FailureExitCode;
+            console.Line($"{server}: sent {watched.Sent} numbered message(s) in {plan.Watch.TotalSeconds:0} s, {watched.Echoed} echoed " +
+                $"({watched.InFlightAtEnd} still in flight at the end), {watched.Resent} resent after a 1 s wait, {watched.DuplicateEchoes} echoed twice, " +
+                $"{watched.Refused} send(s) refused; {seen.Length} path switch(es), {stats.TcpReconnects} TCP reconnect(s); now on {transport.Transport}.");
+            return watched.Complete ? 0 : CliException.FailureExitCode;
         }
 
         var outcome = await EchoRoundTrips.RunAsync(transport, echoes.Reader, count, cancellationToken).ConfigureAwait(false);
@@ -194,4 +181,16 @@ internal sealed record TransportReport(string Command, string Server, string Mod
 
     /// <summary>With --watch: echoes of a number already echoed (a message delivered twice); absent otherwise.</summary>
     public int? DuplicateEchoes { get; init; }
+
+    /// <summary>With --watch: sends the transport refused (its TCP connection closed and not yet back), each tried again; absent otherwise.</summary>
+    public int? Refused { get; init; }
+
+    /// <summary>With --watch: 1 when the time ran out while the last message still had its first echo wait to go (not counted as lost); absent otherwise.</summary>
+    public int? InFlightAtEnd { get; init; }
+
+    /// <summary>With --watch: times the TCP connection closed and was opened again; absent otherwise.</summary>
+    public long? Reconnects { get; init; }
+
+    /// <summary>With --watch: datagrams the kernel dropped on this end's UDP sockets (receive buffer full); absent otherwise or where not readable.</summary>
+    public long? UdpKernelDrops { get; init; }
 }

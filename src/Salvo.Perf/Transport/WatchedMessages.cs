@@ -9,54 +9,85 @@ namespace Salvo.Perf.Transport;
 internal sealed record TransportSwitch(double AtSeconds, string Transport, string Reason);
 
 /// <summary>What a watch run got.</summary>
-/// <param name="Sent">Numbered messages sent (each counted once, however often it was resent).</param>
+/// <param name="Sent">Numbered messages the transport took (each counted once, however often it was resent).</param>
 /// <param name="Echoed">Distinct numbers echoed.</param>
-/// <param name="Resent">Sends of a number again because its echo had not come within <see cref="WatchedMessages.EchoTimeout"/>.</param>
+/// <param name="Resent">
+/// Sends of a number again because its echo had not come within <see cref="WatchedMessages.EchoTimeout"/> (over TCP, only
+/// once the connection it went on had closed).
+/// </param>
 /// <param name="DuplicateEchoes">Echoes of a number already echoed: a message delivered twice.</param>
-internal sealed record WatchOutcome(int Sent, int Echoed, int Resent, int DuplicateEchoes);
+/// <param name="Refused">Sends the transport refused (its TCP connection closed and not yet back, or the UDP socket refused), each tried again shortly.</param>
+/// <param name="InFlightAtEnd">1 when the watch time ran out while the last number still had its first echo wait to go; it is not counted as lost.</param>
+internal sealed record WatchOutcome(int Sent, int Echoed, int Resent, int DuplicateEchoes, int Refused, int InFlightAtEnd)
+{
+    /// <summary>Every number echoed (but one still in flight at the end), and none twice.</summary>
+    public bool Complete => Echoed + InFlightAtEnd >= Sent && DuplicateEchoes == 0;
+}
 
 /// <summary>
 /// The <c>salvo transport --watch</c> run: numbered messages at a steady pace for a while, one in flight, so that a
-/// path switch during the run (a firewall rule added or removed) shows as the switch, the messages resent, and any
-/// message delivered twice. A message whose echo does not come within <see cref="EchoTimeout"/> is sent again, as an
-/// application over a datagram path would: UDP lost it, the transport did not.
+/// path switch during the run (a firewall rule added or removed, a server restarted) shows as the switch, the messages
+/// resent, and any message delivered twice. A message whose echo does not come within <see cref="EchoTimeout"/> is sent
+/// again, as an application over a datagram path would: UDP lost it, the transport did not. Over TCP it is sent again only
+/// once the connection it went on has closed, as TCP loses nothing on an open connection. The run ends when its time is
+/// up, whatever is in flight.
 /// </summary>
 internal static class WatchedMessages
 {
     public static readonly TimeSpan EchoTimeout = TimeSpan.FromSeconds(1);
 
-    /// <summary>How long the last message may keep being resent after the watch time is over.</summary>
-    public static readonly TimeSpan Overtime = TimeSpan.FromSeconds(15);
+    /// <summary>The pause before trying a refused send again: a TCP connection that closed is tried again after 100 ms at first.</summary>
+    public static readonly TimeSpan RefusedPause = TimeSpan.FromMilliseconds(100);
 
     public static async Task<WatchOutcome> RunAsync(
         MessageTransport transport, ChannelReader<int> echoes, TimeSpan duration, TimeSpan interval, CancellationToken cancellationToken)
     {
         var echoed = new HashSet<int>();
-        var (sent, resent, duplicates) = (0, 0, 0);
+        var (sent, resent, duplicates, refused) = (0, 0, 0, 0);
         var message = new byte[sizeof(int)];
         var clock = Stopwatch.StartNew();
-        for (var number = 0; clock.Elapsed < duration; number++)
+        TimeSpan Left() => duration - clock.Elapsed;
+        var number = 0;
+        TimeSpan? lastFirstSent = null;
+        StreamConnection? carrier = null;
+        for (; Left() > TimeSpan.Zero; number++)
         {
             BinaryPrimitives.WriteInt32BigEndian(message, number);
-            sent++;
-            for (var attempt = 0; !echoed.Contains(number) && clock.Elapsed < duration + Overtime; attempt++)
+            lastFirstSent = null;
+            while (!echoed.Contains(number) && Left() > TimeSpan.Zero)
             {
-                if (attempt > 0)
+                // Null over UDP. Over TCP a message on a connection still open is not lost, only late: it is waited
+                // for rather than sent twice (a slow echo resent after 1 s came back twice), and resent once that
+                // connection has closed.
+                carrier = transport.TcpConnection;
+                if (!await transport.SendAsync(message, cancellationToken).ConfigureAwait(false))
+                {
+                    refused++;
+                    await Pause(RefusedPause, Left(), cancellationToken).ConfigureAwait(false);
+                    continue;
+                }
+
+                if (lastFirstSent is null)
+                {
+                    sent++;
+                    lastFirstSent = clock.Elapsed;
+                }
+                else
                 {
                     resent++;
                 }
 
-                if (!await transport.SendAsync(message, cancellationToken).ConfigureAwait(false))
+                do
                 {
-                    // Refused while the transport changes paths: wait one echo time, as for a lost message.
-                    await Task.Delay(EchoTimeout, cancellationToken).ConfigureAwait(false);
-                    continue;
+                    duplicates += await AwaitEchoAsync(echoes, number, echoed, Min(EchoTimeout, Left()), cancellationToken).ConfigureAwait(false);
                 }
-
-                duplicates += await AwaitEchoAsync(echoes, number, echoed, cancellationToken).ConfigureAwait(false);
+                while (!echoed.Contains(number) && Left() > TimeSpan.Zero && carrier is { IsOpen: true });
             }
 
-            await Task.Delay(interval, cancellationToken).ConfigureAwait(false);
+            if (echoed.Contains(number))
+            {
+                await Pause(interval, Left(), cancellationToken).ConfigureAwait(false);
+            }
         }
 
         while (echoes.TryRead(out var late))
@@ -64,20 +95,35 @@ internal static class WatchedMessages
             duplicates += echoed.Add(late) ? 0 : 1;
         }
 
-        return new WatchOutcome(sent, echoed.Count, resent, duplicates);
+        // The last number taken is in flight when it is still on an open connection, or first went out within one echo
+        // wait of the end (it never had its full wait).
+        var inFlight = lastFirstSent is { } firstSent && !echoed.Contains(number - 1)
+            && (carrier is { IsOpen: true } || duration - firstSent < EchoTimeout) ? 1 : 0;
+        return new WatchOutcome(sent, echoed.Count, resent, duplicates, refused, inFlight);
     }
 
-    /// <summary>Reads echoes until <paramref name="number"/>'s comes or <see cref="EchoTimeout"/> passes; returns the duplicates read.</summary>
-    private static async Task<int> AwaitEchoAsync(ChannelReader<int> echoes, int number, HashSet<int> echoed, CancellationToken cancellationToken)
+    private static TimeSpan Min(TimeSpan a, TimeSpan b) => a < b ? a : b;
+
+    private static async Task Pause(TimeSpan pause, TimeSpan left, CancellationToken cancellationToken)
+    {
+        var wait = Min(pause, left);
+        if (wait > TimeSpan.Zero)
+        {
+            await Task.Delay(wait, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Reads echoes until <paramref name="number"/>'s comes or <paramref name="wait"/> passes; returns the duplicates read.</summary>
+    private static async Task<int> AwaitEchoAsync(ChannelReader<int> echoes, int number, HashSet<int> echoed, TimeSpan wait, CancellationToken cancellationToken)
     {
         var duplicates = 0;
-        using var wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        wait.CancelAfter(EchoTimeout);
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(wait);
         try
         {
             while (true)
             {
-                var echo = await echoes.ReadAsync(wait.Token).ConfigureAwait(false);
+                var echo = await echoes.ReadAsync(timeout.Token).ConfigureAwait(false);
                 duplicates += echoed.Add(echo) ? 0 : 1;
                 if (echo == number)
                 {

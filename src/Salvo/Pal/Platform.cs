@@ -40,8 +40,8 @@ internal abstract class Platform
     /// <summary>Sets the kernel's busy poll time on a socket; null when done, otherwise why not.</summary>
     public abstract string? TrySetKernelBusyPoll(Socket socket, int microseconds);
 
-    /// <summary>Counters of datagrams the kernel dropped on these sockets for a full receive buffer; null where the platform has none.</summary>
-    public abstract IKernelDropCounters? OpenKernelDropCounters(IReadOnlyList<Socket> sockets);
+    /// <summary>The count of datagrams the kernel dropped on <paramref name="socket"/> (a full receive buffer); null where the platform does not say.</summary>
+    public abstract IKernelDropCounter? OpenKernelDropCounter(Socket socket);
 
     /// <summary>The largest datagram the route to <paramref name="destination"/> carries unfragmented, as seen from <paramref name="asking"/>.</summary>
     public abstract int MaxDatagramSize(DatagramAddress destination, Socket asking);

@@ -1,7 +1,6 @@
 using System.Net;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
-using Salvo.Pal;
 
 namespace Salvo.Server;
 
@@ -31,7 +30,6 @@ public sealed class DatagramServer : IAsyncDisposable
     private DatagramSocket[] _sockets = [];
     private ServerWorker[] _workers = [];
     private ServerMetrics? _metrics;
-    private IKernelDropCounters? _kernelDrops;
     private IPEndPoint? _localEndPoint;
     private State _state;
     private Task? _stopping;
@@ -133,8 +131,7 @@ public sealed class DatagramServer : IAsyncDisposable
             }
 
             _localEndPoint = _sockets[0].LocalEndPoint;
-            _kernelDrops = Platform.Current.OpenKernelDropCounters(Array.ConvertAll(_sockets, s => s.Socket));
-            _metrics = new ServerMetrics(_options.MeterFactory, _sockets[0].AddressFamily, _localEndPoint.Port, TotalQueueDepth, () => ReadKernelDrops()?.Sum());
+            _metrics = new ServerMetrics(_options.MeterFactory, _sockets[0].AddressFamily, _localEndPoint.Port, TotalQueueDepth, TotalKernelDrops);
             _workers = new ServerWorker[_options.Workers];
             for (var i = 0; i < _workers.Length; i++)
             {
@@ -206,8 +203,7 @@ public sealed class DatagramServer : IAsyncDisposable
     public DatagramServerStatistics GetStatistics()
     {
         var workers = _workers;
-        long? kernelDrops = ReadKernelDrops()?.Sum();
-        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, kernelDrops);
+        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TotalKernelDrops());
         foreach (var worker in workers)
         {
             var s = worker.Counters.Snapshot(worker.QueueDepth, null);
@@ -243,8 +239,8 @@ public sealed class DatagramServer : IAsyncDisposable
         var workers = _workers;
         ArgumentOutOfRangeException.ThrowIfNegative(worker);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(worker, workers.Length);
-        var drops = ReadKernelDrops();
-        return workers[worker].Counters.Snapshot(workers[worker].QueueDepth, drops?[worker % drops.Length]);
+        var sockets = _sockets;
+        return workers[worker].Counters.Snapshot(workers[worker].QueueDepth, sockets[worker % sockets.Length].ReadKernelDrops());
     }
 
     private async Task StopCoreAsync(CancellationToken cancellationToken)
@@ -308,7 +304,20 @@ public sealed class DatagramServer : IAsyncDisposable
         return depth;
     }
 
-    private long[]? ReadKernelDrops() => _kernelDrops?.Read();
+    /// <summary>The kernel's drops on every socket of the server added up; null where the platform does not say.</summary>
+    private long? TotalKernelDrops()
+    {
+        long? total = null;
+        foreach (var socket in _sockets)
+        {
+            if (socket.ReadKernelDrops() is long drops)
+            {
+                total = (total ?? 0) + drops;
+            }
+        }
+
+        return total;
+    }
 
     private void CloseSockets()
     {

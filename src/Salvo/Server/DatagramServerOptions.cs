@@ -83,14 +83,21 @@ public sealed class DatagramServerOptions
     /// </summary>
     public bool DeliverTruncated { get; set; }
 
-    /// <summary>SO_RCVBUF to ask for per socket, in bytes (capped by net.core.rmem_max); null keeps the system default. Defaults to null. The same setting as <see cref="Socket"/>'s.</summary>
+    /// <summary>
+    /// SO_RCVBUF to ask for per socket, in bytes (capped by net.core.rmem_max, granted twice over on Linux); null keeps the
+    /// system default. What overflows it is counted in <see cref="DatagramServerStatistics.KernelDrops"/>. Defaults to
+    /// <see cref="DatagramSocketOptions.DefaultSocketBufferSize"/> (4 MiB). The same setting as <see cref="Socket"/>'s.
+    /// </summary>
     public int? ReceiveBufferSize
     {
         get => Socket.ReceiveBufferSize;
         set => Socket.ReceiveBufferSize = value;
     }
 
-    /// <summary>SO_SNDBUF to ask for per socket, in bytes (capped by net.core.wmem_max); null keeps the system default. Defaults to null. The same setting as <see cref="Socket"/>'s.</summary>
+    /// <summary>
+    /// SO_SNDBUF to ask for per socket, in bytes (capped by net.core.wmem_max); null keeps the system default. Defaults to
+    /// <see cref="DatagramSocketOptions.DefaultSocketBufferSize"/> (4 MiB). The same setting as <see cref="Socket"/>'s.
+    /// </summary>
     public int? SendBufferSize
     {
         get => Socket.SendBufferSize;

@@ -19,7 +19,11 @@ namespace Salvo.Server;
 /// <param name="HandlerErrors">Handler calls that threw.</param>
 /// <param name="ReceiveErrors">Unexpected receive failures survived by a worker.</param>
 /// <param name="QueueDepth">Datagrams queued now, waiting for the handler.</param>
-/// <param name="KernelDrops">Datagrams the kernel dropped on these sockets because the receive buffer was full (Linux: /proc/net/udp); null where the OS does not say.</param>
+/// <param name="KernelDrops">
+/// Datagrams the kernel dropped on these sockets instead of queuing them, nearly always because the receive buffer was full
+/// (<see cref="DatagramServerOptions.ReceiveBufferSize"/>); never part of <see cref="DatagramsReceived"/>. Read now from each
+/// socket's counter (Linux: sk_drops through SO_MEMINFO); null where the platform does not say (outside Linux).
+/// </param>
 public readonly record struct DatagramServerStatistics(
     long DatagramsReceived,
     long BytesReceived,

@@ -46,7 +46,7 @@ public sealed partial class MessageTransport
                     var (oldSocket, oldLoop) = (_udp!, _udpLoop);
                     await MoveToTcpWhenKeepalivesGoUnansweredAsync(remote, token).ConfigureAwait(false);
                     await Task.Delay(_options.SwitchGracePeriod, _options.TimeProvider, token).ConfigureAwait(false);
-                    oldSocket.Dispose();
+                    RetireUdp(oldSocket);
                     await oldLoop.ConfigureAwait(false);
                 }
             }

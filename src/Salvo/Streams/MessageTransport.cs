@@ -16,8 +16,14 @@ namespace Salvo.Streams;
 /// <see cref="MessageTransportServer"/>.
 /// </summary>
 /// <remarks>
-/// Over UDP a message is at most 65,506 bytes (keep it under the path MTU, about 1,400 bytes, to avoid IP
-/// fragmentation) and may be lost, duplicated or reordered; over TCP it is delivered in order or the connection closes.
+/// <para>Over UDP a message is at most 65,506 bytes (keep it under the path MTU, about 1,400 bytes, to avoid IP
+/// fragmentation) and may be lost, duplicated or reordered: the transport adds no acknowledgement and no retransmission,
+/// and <see cref="SendAsync"/> returning true means only that the socket took the datagram. What is known of loss is
+/// counted in <see cref="GetStatistics"/> (the kernel's drops on this end's socket) and in the server's
+/// <see cref="MessageTransportServer.GetStatistics"/>; number the messages to find the rest. Over TCP a message is
+/// delivered in order or the connection closes, which <see cref="TcpConnectionClosed"/> reports at once; the transport
+/// then opens it again (<see cref="MessageTransportOptions.TcpReconnect"/>), and messages queued on the closed connection
+/// and not yet delivered are lost with it.</para>
 /// </remarks>
 public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
 {
@@ -28,8 +34,9 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
     private DatagramSocket? _udp;
     private Task _udpLoop = Task.CompletedTask;
     private StreamClient? _tcpClient;
-    private StreamConnection? _tcp;
+    private volatile StreamConnection? _tcp;
     private Task _paths = Task.CompletedTask;
+    private Task _tcpWatch = Task.CompletedTask;
     private ulong _lastHelloAck;
     private volatile TransportKind _transport;
     private long _transportSwitches;
@@ -63,7 +70,10 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
     /// <summary>The server's address; null before <see cref="ConnectAsync"/>.</summary>
     public EndPoint? RemoteEndPoint { get; private set; }
 
-    /// <summary>The TCP connection when <see cref="Transport"/> is TCP, for its queue and close state; else null.</summary>
+    /// <summary>
+    /// The TCP connection when <see cref="Transport"/> is TCP, for its queue and close state; else null. While the
+    /// transport reconnects, the connection that closed (<see cref="StreamConnection.IsOpen"/> false).
+    /// </summary>
     public StreamConnection? TcpConnection => Transport == TransportKind.Tcp ? _tcp : null;
 
     /// <summary>Chooses the transport per <see cref="MessageTransportOptions.Mode"/> and starts receiving.</summary>
@@ -119,12 +129,16 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
     }
 
     /// <summary>Sends one message over the transport in use.</summary>
-    /// <returns>True when sent (UDP) or queued (TCP); false when the peer is unreachable or the connection closed.</returns>
+    /// <returns>
+    /// True when handed to the UDP socket (not a delivery receipt: see the remarks) or queued on the TCP connection; false
+    /// when the message was not taken: the UDP peer is unreachable, or the TCP connection closed (and is being opened again,
+    /// see <see cref="TcpConnectionClosed"/>). Counted in <see cref="GetStatistics"/> either way.
+    /// </returns>
     /// <exception cref="InvalidOperationException">Not connected.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The message is too long for the transport in use.</exception>
     public ValueTask<bool> SendAsync(ReadOnlyMemory<byte> message, CancellationToken cancellationToken = default) => Transport switch
     {
-        TransportKind.Tcp => _tcp!.SendAsync(message, cancellationToken),
+        TransportKind.Tcp => Counted(TransportKind.Tcp, _tcp!.SendAsync(message, cancellationToken)),
         TransportKind.Udp => SendUdpAsync(message, cancellationToken),
         _ => throw new InvalidOperationException("Call ConnectAsync first."),
     };
@@ -139,19 +153,29 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
 
         await _stopping.CancelAsync().ConfigureAwait(false);
         await _paths.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-        _udp?.Dispose();
+        if (_udp is { } udp)
+        {
+            RetireUdp(udp);
+        }
+
         await _udpLoop.ConfigureAwait(false);
         await CloseTcpAsync().ConfigureAwait(false);
+        await _tcpWatch.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
 
         _stopping.Dispose();
     }
 
     private async Task ConnectTcpAsync(IPEndPoint remote, string reason, bool switching, CancellationToken cancellationToken)
     {
-        var client = new StreamClient(_options.Tcp, StreamHandler.Create((_, message) => _handler(this, message)));
+        var client = new StreamClient(_options.Tcp, StreamHandler.Create((_, message) =>
+        {
+            _counters.OnTcpReceived();
+            return _handler(this, message);
+        }));
+        StreamConnection connection;
         try
         {
-            _tcp = await client.ConnectAsync(remote, cancellationToken: cancellationToken).ConfigureAwait(false);
+            connection = await client.ConnectAsync(remote, cancellationToken: cancellationToken).ConfigureAwait(false);
         }
         catch
         {
@@ -159,8 +183,10 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
             throw;
         }
 
+        _tcp = connection;
         _tcpClient = client;
         Select(TransportKind.Tcp, reason, switching);
+        _tcpWatch = KeepTcpAsync(client, connection, remote);
     }
 
     /// <summary>Opens a UDP socket connected to the server; with <paramref name="handshake"/>, keeps it only when a HELLO is answered.</summary>
@@ -170,6 +196,9 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
         var socket = new DatagramSocket(new DatagramSocketOptions
         {
             LocalEndPoint = new IPEndPoint(remote.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
+            ReceiveBufferSize = _options.UdpReceiveBufferSize,
+            SendBufferSize = _options.UdpSendBufferSize,
+            Logger = _options.Logger,
         });
         var batch = new ReceiveBatch(capacity: 8);
         string? failure;
@@ -197,6 +226,7 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
 
     private void UseUdp(DatagramSocket socket, ReceiveBatch batch, string reason, bool switching)
     {
+        NoteUdpDropsReadable(socket);
         _udp = socket;
         _udpLoop = ReceiveUdpAsync(socket, batch);
         Select(TransportKind.Udp, reason, switching);
@@ -243,18 +273,20 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
             datagram[0] = UdpEnvelope.Data;
             message.Span.CopyTo(datagram.AsSpan(UdpEnvelope.HeaderLength));
             await _udp!.SendAsync(datagram.AsMemory(0, message.Length + UdpEnvelope.HeaderLength), cancellationToken).ConfigureAwait(false);
+            _counters.OnSent(TransportKind.Udp, taken: true);
             return true;
         }
         catch (SocketException)
         {
             // Port unreachable or the kernel refused the datagram: counted in the socket's statistics.
+            _counters.OnSent(TransportKind.Udp, taken: false);
             return false;
         }
         catch (ObjectDisposedException) when (Volatile.Read(ref _disposed) == 0 && Transport == TransportKind.Tcp)
         {
             // A send that chose UDP just before a move to TCP and reached the old socket after its grace period:
             // the transport is still open, so the message goes the way new messages go.
-            return await _tcp!.SendAsync(message, cancellationToken).ConfigureAwait(false);
+            return await Counted(TransportKind.Tcp, _tcp!.SendAsync(message, cancellationToken)).ConfigureAwait(false);
         }
         finally
         {
@@ -273,6 +305,8 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
                 {
                     if (datagram.IsTruncated || datagram.Length == 0)
                     {
+                        _counters.OnUdpDropped();
+                        TransportLog.Dropped(_logger, datagram.Source, datagram.IsTruncated ? "longer than its buffer" : "empty");
                         continue;
                     }
 
@@ -283,10 +317,16 @@ public sealed partial class MessageTransport : IMessagePeer, IAsyncDisposable
                         {
                             NoteHelloAck(nonce);
                         }
+                        else
+                        {
+                            _counters.OnUdpDropped();
+                            TransportLog.Dropped(_logger, datagram.Source, $"unknown datagram type 0x{datagram.Payload[0]:X2}");
+                        }
 
                         continue;
                     }
 
+                    _counters.OnUdpReceived();
                     try
                     {
                         await _handler(this, new ReadOnlySequence<byte>(datagram.Memory[UdpEnvelope.HeaderLength..])).ConfigureAwait(false);

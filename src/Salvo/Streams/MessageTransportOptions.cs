@@ -53,7 +53,45 @@ public sealed class MessageTransportOptions
     /// </summary>
     public TimeSpan SwitchGracePeriod { get; set; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>The clock of the probe schedule and the grace period. Defaults to <see cref="TimeProvider.System"/>.</summary>
+    /// <summary>
+    /// Whether a TCP connection in use that closes (the server restarted or went away, a reset, a send or idle timeout) is
+    /// opened again, on the back-off of <see cref="TcpReconnectFirstDelay"/> up to <see cref="TcpReconnectMaxDelay"/>, for as
+    /// long as the transport lives. Either way <see cref="MessageTransport.TcpConnectionClosed"/> says at once that it closed
+    /// and why, and <see cref="MessageTransport.TcpConnectionReopened"/> when it is back; in between
+    /// <see cref="MessageTransport.SendAsync"/> returns false (the message was not taken: send it again later). Off, the
+    /// transport stays closed and every send returns false. Defaults to true.
+    /// </summary>
+    public bool TcpReconnect { get; set; } = true;
+
+    /// <summary>How long after the TCP connection closed the first attempt to open it again starts. Defaults to 100 ms.</summary>
+    public TimeSpan TcpReconnectFirstDelay { get; set; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// The cap of the delay between attempts to open the TCP connection again, which doubles after each failed one
+    /// (100 ms, 200 ms, ... 5 s, 5 s, ... with the defaults). Defaults to 5 seconds.
+    /// </summary>
+    public TimeSpan TcpReconnectMaxDelay { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// The random share (0 to 1) by which each reconnect delay is moved earlier or later, so that the clients of a server
+    /// that restarts do not all come back in the same instant. Defaults to 0.2 (± 20 %).
+    /// </summary>
+    public double TcpReconnectJitter { get; set; } = 0.2;
+
+    /// <summary>
+    /// SO_RCVBUF of the UDP socket, in bytes: what holds a burst of messages (or of the server's replies) while the
+    /// receive loop is busy; what overflows it is counted in <see cref="MessageTransportStatistics.UdpKernelDrops"/>.
+    /// Null keeps the system default. Defaults to <see cref="DatagramSocketOptions.DefaultSocketBufferSize"/> (4 MiB).
+    /// </summary>
+    public int? UdpReceiveBufferSize { get; set; } = DatagramSocketOptions.DefaultSocketBufferSize;
+
+    /// <summary>
+    /// SO_SNDBUF of the UDP socket, in bytes; null keeps the system default. Defaults to
+    /// <see cref="DatagramSocketOptions.DefaultSocketBufferSize"/> (4 MiB).
+    /// </summary>
+    public int? UdpSendBufferSize { get; set; } = DatagramSocketOptions.DefaultSocketBufferSize;
+
+    /// <summary>The clock of the probe schedule, the reconnect back-off and the grace period. Defaults to <see cref="TimeProvider.System"/>.</summary>
     public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
 
     /// <summary>Settings of the TCP connection (framing, queue limits, timeouts). Defaults to <see cref="StreamClientOptions"/>' defaults.</summary>
@@ -77,24 +115,18 @@ public sealed class MessageTransportOptions
             throw new ArgumentOutOfRangeException(nameof(HandshakeAttempts), HandshakeAttempts, "HandshakeAttempts must be 1 to 100.");
         }
 
-        CheckPositive(UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay));
-        CheckPositive(UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay));
-        if (UdpReprobeMaxDelay < UdpReprobeFirstDelay)
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");
-        }
-
+        CheckBackoff(
+            (UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay)), (UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay)), (UdpReprobeJitter, nameof(UdpReprobeJitter)));
+        CheckBackoff(
+            (TcpReconnectFirstDelay, nameof(TcpReconnectFirstDelay)), (TcpReconnectMaxDelay, nameof(TcpReconnectMaxDelay)), (TcpReconnectJitter, nameof(TcpReconnectJitter)));
         CheckPositive(UdpKeepaliveInterval, nameof(UdpKeepaliveInterval));
         if (UdpKeepaliveMisses is < 0 or > 1000)
         {
             throw new ArgumentOutOfRangeException(nameof(UdpKeepaliveMisses), UdpKeepaliveMisses, "UdpKeepaliveMisses must be 0 (off) to 1,000.");
         }
 
-        if (double.IsNaN(UdpReprobeJitter) || UdpReprobeJitter is < 0 or > 1)
-        {
-            throw new ArgumentOutOfRangeException(nameof(UdpReprobeJitter), UdpReprobeJitter, "UdpReprobeJitter must be 0 to 1.");
-        }
+        DatagramSocketOptions.CheckBufferSize(UdpReceiveBufferSize, nameof(UdpReceiveBufferSize));
+        DatagramSocketOptions.CheckBufferSize(UdpSendBufferSize, nameof(UdpSendBufferSize));
 
         if (SwitchGracePeriod < TimeSpan.Zero || SwitchGracePeriod == Timeout.InfiniteTimeSpan)
         {
@@ -112,6 +144,22 @@ public sealed class MessageTransportOptions
         }
 
         Tcp.Validate();
+    }
+
+    /// <summary>A doubling back-off: both delays positive and finite, the cap at least the first, the jitter a share from 0 to 1.</summary>
+    private static void CheckBackoff((TimeSpan Value, string Name) first, (TimeSpan Value, string Name) max, (double Value, string Name) jitter)
+    {
+        CheckPositive(first.Value, first.Name);
+        CheckPositive(max.Value, max.Name);
+        if (max.Value < first.Value)
+        {
+            throw new ArgumentOutOfRangeException(max.Name, max.Value, $"{max.Name} must be at least {first.Name}.");
+        }
+
+        if (double.IsNaN(jitter.Value) || jitter.Value is < 0 or > 1)
+        {
+            throw new ArgumentOutOfRangeException(jitter.Name, jitter.Value, $"{jitter.Name} must be 0 to 1.");
+        }
     }
 
     private static void CheckPositive(TimeSpan value, string name)

@@ -23,7 +23,11 @@ public sealed class MessageTransportServer : IAsyncDisposable
     private readonly CancellationTokenSource _stopping = new();
     private StreamServer? _tcp;
     private DatagramServer? _udp;
+    private UdpHandler? _udpHandler;
     private long _handshakesAnswered;
+    private long _udpReceived;
+    private long _udpDropped;
+    private long _tcpReceived;
 
     /// <summary>Creates a server; <see cref="Start"/> opens the ports.</summary>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
@@ -47,6 +51,26 @@ public sealed class MessageTransportServer : IAsyncDisposable
     /// <summary>UDP HELLOs answered so far.</summary>
     public long HandshakesAnswered => Interlocked.Read(ref _handshakesAnswered);
 
+    /// <summary>
+    /// The counters since <see cref="Start"/>, per transport, with what is known of loss: datagrams that carried no message
+    /// and the kernel's drops on the UDP socket (read now). Still readable after <see cref="StopAsync"/>.
+    /// </summary>
+    public MessageTransportServerStatistics GetStatistics()
+    {
+        var udp = _udp?.GetStatistics();
+        return new MessageTransportServerStatistics
+        {
+            UdpMessagesReceived = Interlocked.Read(ref _udpReceived),
+            UdpMessagesSent = _udpHandler?.Peer.Sent ?? 0,
+            UdpHandshakesAnswered = HandshakesAnswered,
+            UdpDatagramsDropped = Interlocked.Read(ref _udpDropped),
+            UdpKernelDrops = udp?.KernelDrops,
+            UdpSendErrors = udp?.SendErrors ?? 0,
+            TcpMessagesReceived = Interlocked.Read(ref _tcpReceived),
+            TcpConnections = _tcp?.ConnectionCount ?? 0,
+        };
+    }
+
     /// <summary>Binds TCP and (unless disabled) UDP on one port number and starts serving.</summary>
     /// <exception cref="InvalidOperationException">Already started.</exception>
     /// <exception cref="SocketException">The port is in use or cannot be bound.</exception>
@@ -57,7 +81,11 @@ public sealed class MessageTransportServer : IAsyncDisposable
             throw new InvalidOperationException("The server is already started.");
         }
 
-        var tcpHandler = StreamHandler.Create((connection, message) => _handler(connection, message));
+        var tcpHandler = StreamHandler.Create((connection, message) =>
+        {
+            Interlocked.Increment(ref _tcpReceived);
+            return _handler(connection, message);
+        });
         for (var attempt = 1; ; attempt++)
         {
             _options.Tcp.EndPoint = _options.EndPoint;
@@ -117,6 +145,7 @@ public sealed class MessageTransportServer : IAsyncDisposable
 
     private DatagramServer OpenUdp(IPEndPoint endPoint)
     {
+        _udpHandler = new UdpHandler(this);
         var server = new DatagramServer(
             new DatagramServerOptions
             {
@@ -127,9 +156,11 @@ public sealed class MessageTransportServer : IAsyncDisposable
                 IoModel = ServerIoModel.Async,
                 // A datagram cut to the buffer is logged with its sender below rather than dropped unseen.
                 DeliverTruncated = true,
+                ReceiveBufferSize = _options.UdpReceiveBufferSize,
+                SendBufferSize = _options.UdpSendBufferSize,
                 Socket = { Logger = _logger },
             },
-            new UdpHandler(this),
+            _udpHandler,
             _logger);
         try
         {
@@ -149,6 +180,7 @@ public sealed class MessageTransportServer : IAsyncDisposable
         {
             if (datagram.IsTruncated || datagram.Length == 0)
             {
+                Interlocked.Increment(ref _udpDropped);
                 TransportLog.Dropped(_logger, datagram.Source, datagram.IsTruncated ? "longer than 65,536 bytes" : "empty");
                 continue;
             }
@@ -156,6 +188,7 @@ public sealed class MessageTransportServer : IAsyncDisposable
             peer.Begin(context, datagram.Source);
             if (datagram.Payload[0] == UdpEnvelope.Data)
             {
+                Interlocked.Increment(ref _udpReceived);
                 await HandleAsync(peer, datagram).ConfigureAwait(false);
             }
             else if (UdpEnvelope.TryReadHandshake(datagram.Payload, UdpEnvelope.Hello, out var nonce))
@@ -168,6 +201,7 @@ public sealed class MessageTransportServer : IAsyncDisposable
             }
             else
             {
+                Interlocked.Increment(ref _udpDropped);
                 TransportLog.Dropped(_logger, datagram.Source, $"unknown datagram type 0x{datagram.Payload[0]:X2}");
             }
         }
@@ -188,8 +222,8 @@ public sealed class MessageTransportServer : IAsyncDisposable
     /// <summary>The UDP side's handler: one reply peer for the server's one worker.</summary>
     private sealed class UdpHandler(MessageTransportServer server) : IAsyncDatagramHandler
     {
-        private readonly UdpReplyPeer _peer = new();
+        public UdpReplyPeer Peer { get; } = new();
 
-        public ValueTask HandleAsync(DatagramContext context) => server.HandleBatchAsync(context, _peer);
+        public ValueTask HandleAsync(DatagramContext context) => server.HandleBatchAsync(context, Peer);
     }
 }

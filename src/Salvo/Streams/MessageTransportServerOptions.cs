@@ -24,6 +24,19 @@ public sealed class MessageTransportServerOptions
     public int UdpBatchSize { get; set; } = 32;
 
     /// <summary>
+    /// SO_RCVBUF of the UDP socket, in bytes: what holds a burst from many clients while the handler is busy; what
+    /// overflows it is counted in <see cref="MessageTransportServerStatistics.UdpKernelDrops"/>. Null keeps the system
+    /// default. Defaults to <see cref="DatagramSocketOptions.DefaultSocketBufferSize"/> (4 MiB).
+    /// </summary>
+    public int? UdpReceiveBufferSize { get; set; } = DatagramSocketOptions.DefaultSocketBufferSize;
+
+    /// <summary>
+    /// SO_SNDBUF of the UDP socket, in bytes; null keeps the system default. Defaults to
+    /// <see cref="DatagramSocketOptions.DefaultSocketBufferSize"/> (4 MiB).
+    /// </summary>
+    public int? UdpSendBufferSize { get; set; } = DatagramSocketOptions.DefaultSocketBufferSize;
+
+    /// <summary>
     /// Settings of the TCP side (framing, queues, timeouts); its EndPoint is replaced by <see cref="EndPoint"/> and its
     /// Logger also serves the UDP side. Defaults to <see cref="StreamServerOptions"/>' defaults.
     /// </summary>
@@ -38,6 +51,9 @@ public sealed class MessageTransportServerOptions
         {
             throw new ArgumentOutOfRangeException(nameof(UdpBatchSize), UdpBatchSize, "UdpBatchSize must be 1 to 1,024.");
         }
+
+        DatagramSocketOptions.CheckBufferSize(UdpReceiveBufferSize, nameof(UdpReceiveBufferSize));
+        DatagramSocketOptions.CheckBufferSize(UdpSendBufferSize, nameof(UdpSendBufferSize));
 
         if (Tcp is null)
         {

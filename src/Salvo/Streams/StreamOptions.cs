@@ -53,7 +53,11 @@ public class StreamOptions
     /// </summary>
     public int? SocketSendBufferSize { get; set; }
 
-    /// <summary>SO_RCVBUF of each connection in bytes; null keeps the kernel's autotuning. Defaults to null.</summary>
+    /// <summary>
+    /// SO_RCVBUF of each connection in bytes; null keeps the kernel's autotuning (Linux: up to net.ipv4.tcp_rmem's
+    /// maximum), which TCP's flow control makes safe: unlike a datagram socket, a full TCP buffer loses nothing.
+    /// Defaults to null.
+    /// </summary>
     public int? SocketReceiveBufferSize { get; set; }
 
     /// <summary>Where connections log opens, closes and their reasons. Defaults to null (no logging).</summary>

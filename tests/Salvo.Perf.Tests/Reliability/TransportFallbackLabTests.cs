@@ -109,7 +109,8 @@ public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelp
         Assert.Equal(["Tcp", "Udp"], switches);
         Assert.Equal("Udp", report.GetProperty("transport").GetString());
         var sent = report.GetProperty("sent").GetInt32();
-        Assert.Equal(sent, report.GetProperty("echoed").GetInt32());
+        // The watch ends at its time whatever is in flight: the last message may still be waiting for its echo.
+        Assert.Equal(sent, report.GetProperty("echoed").GetInt32() + report.GetProperty("inFlightAtEnd").GetInt32());
         Assert.Equal(0, report.GetProperty("duplicateEchoes").GetInt32());
         Assert.Equal(Enumerable.Range(0, sent), arrivals.Keys.Order());
         Assert.All(arrivals, pair => Assert.True(pair.Value == 1, $"message {pair.Key} arrived {pair.Value} times"));

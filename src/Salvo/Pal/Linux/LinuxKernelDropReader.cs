@@ -1,102 +1,74 @@
-using System.Globalization;
 using System.Net.Sockets;
 using System.Runtime.Versioning;
+using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
 /// <summary>
-/// Reads how many datagrams the kernel dropped on given sockets because their receive buffer was full:
-/// the last column ("drops", sk_drops) of /proc/net/udp and /proc/net/udp6, matched by socket inode
-/// (net/ipv4/udp.c, udp4_format_sock).
+/// Reads how many datagrams the kernel dropped on one socket: sk_drops, through getsockopt(SO_MEMINFO) (net/core/sock.c,
+/// sk_get_meminfo). One system call that costs the same however many sockets the host has, and exact at the moment of
+/// reading. SO_RXQ_OVFL (the same counter as a control message on each received datagram) cannot give that: a burst whose
+/// tail overflowed the buffer shows no drop until another datagram is queued after it (measured: 3 of 200 datagrams of
+/// 1,200 B kept by a 4 KiB buffer, the 197 drops reported by SO_MEMINFO and by none of the 3 received).
 /// </summary>
+// Safety: the one unsafe call, in TryReadNow, passes a stack array and its exact byte length to a synchronous getsockopt.
 [SupportedOSPlatform("linux")]
-internal sealed class LinuxKernelDropReader : IKernelDropCounters
+internal sealed unsafe class LinuxKernelDropReader : IKernelDropCounter
 {
-    private readonly string[] _inodes;
-    private readonly string _table;
-    private readonly Lock _lock = new();
+    private readonly SafeSocketHandle _handle;
 
-    // The last value seen per socket: once a socket closes it leaves the table, and its count must not fall to 0.
-    private readonly long[] _last;
+    // The last value read: once the socket closes it can no longer be asked, and its count must not fall to 0.
+    private long _last;
 
-    private LinuxKernelDropReader(string[] inodes, string table)
+    private LinuxKernelDropReader(SafeSocketHandle handle) => _handle = handle;
+
+    /// <summary>A reader for <paramref name="socket"/>; null when the kernel does not report drops through SO_MEMINFO (before 4.6).</summary>
+    public static LinuxKernelDropReader? TryCreate(Socket socket)
     {
-        _inodes = inodes;
-        _table = table;
-        _last = new long[inodes.Length];
+        var reader = new LinuxKernelDropReader(socket.SafeHandle);
+        return reader.TryReadNow(out _) ? reader : null;
     }
 
-    public static LinuxKernelDropReader? TryCreate(IReadOnlyList<Socket> sockets)
+    public long? Read()
     {
-        if (sockets.Count == 0)
+        if (TryReadNow(out var drops))
         {
-            return null;
-        }
-
-        try
-        {
-            var inodes = new string[sockets.Count];
-            for (var i = 0; i < sockets.Count; i++)
+            // Several threads may read at once; the count only grows, so the largest seen is the latest.
+            long last;
+            do
             {
-                // The descriptor's link reads "socket:[inode]".
-                var target = new FileInfo($"/proc/self/fd/{sockets[i].Handle}").LinkTarget;
-                if (target is null || !target.StartsWith("socket:[", StringComparison.Ordinal))
-                {
-                    return null;
-                }
-
-                inodes[i] = target["socket:[".Length..^1];
+                last = Interlocked.Read(ref _last);
             }
+            while (drops > last && Interlocked.CompareExchange(ref _last, drops, last) != last);
+        }
 
-            var table = sockets[0].AddressFamily == AddressFamily.InterNetworkV6 ? "/proc/net/udp6" : "/proc/net/udp";
-            return File.Exists(table) ? new LinuxKernelDropReader(inodes, table) : null;
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return null;
-        }
+        return Interlocked.Read(ref _last);
     }
 
-    /// <summary>Drops per socket, in the order given (the last value seen for a closed one); null when the table cannot be read.</summary>
-    public long[]? Read()
+    private bool TryReadNow(out long drops)
     {
-        string[] lines;
+        drops = 0;
+        var memory = stackalloc uint[Constants.SK_MEMINFO_VARS];
+        var length = (uint)(Constants.SK_MEMINFO_VARS * sizeof(uint));
+        int status;
         try
         {
-            lines = File.ReadAllLines(_table);
+            // Safety: memory is a stack array of SK_MEMINFO_VARS uint32 and length says so; getsockopt writes at most
+            // length bytes (sock_getsockopt copies min(len, sizeof meminfo)) and returns how many it wrote.
+            status = Libc.GetSockOpt(_handle, Constants.SOL_SOCKET, Constants.SO_MEMINFO, memory, &length);
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        catch (ObjectDisposedException)
         {
-            return null;
+            return false;
         }
 
-        var drops = new long[_inodes.Length];
-        lock (_lock)
+        if (status != 0 || length < (Constants.SK_MEMINFO_DROPS + 1) * sizeof(uint))
         {
-            _last.CopyTo(drops, 0);
+            return false;
         }
 
-        // Columns: sl local rem st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops.
-        for (var line = 1; line < lines.Length; line++)
-        {
-            var fields = lines[line].Split(' ', StringSplitOptions.RemoveEmptyEntries);
-            if (fields.Length < 13)
-            {
-                continue;
-            }
-
-            var index = Array.IndexOf(_inodes, fields[9]);
-            if (index >= 0 && long.TryParse(fields[^1], NumberStyles.None, CultureInfo.InvariantCulture, out var value))
-            {
-                drops[index] = value;
-            }
-        }
-
-        lock (_lock)
-        {
-            drops.CopyTo(_last, 0);
-        }
-
-        return drops;
+        // sk_drops is an atomic_t: it wraps after 2^32 drops; read as unsigned it counts to 4,294,967,295.
+        drops = memory[Constants.SK_MEMINFO_DROPS];
+        return true;
     }
 }

@@ -6,7 +6,7 @@ using Salvo.Internal;
 
 namespace Salvo.Pal;
 
-/// <summary>Linux: the batched backend, SO_REUSEPORT sharding, SO_BUSY_POLL, /proc drop counters, route MTU, gathered sends.</summary>
+/// <summary>Linux: the batched backend, SO_REUSEPORT sharding, SO_BUSY_POLL, SO_MEMINFO drop counters, route MTU, gathered sends.</summary>
 [SupportedOSPlatform("linux")]
 internal sealed class LinuxPlatform : Platform
 {
@@ -94,7 +94,7 @@ internal sealed class LinuxPlatform : Platform
         }
     }
 
-    public override IKernelDropCounters? OpenKernelDropCounters(IReadOnlyList<Socket> sockets) => LinuxKernelDropReader.TryCreate(sockets);
+    public override IKernelDropCounter? OpenKernelDropCounter(Socket socket) => LinuxKernelDropReader.TryCreate(socket);
 
     public override int MaxDatagramSize(DatagramAddress destination, Socket asking) => LinuxPathMtu.MaxDatagramSize(destination, asking);
 

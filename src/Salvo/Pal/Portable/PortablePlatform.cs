@@ -35,7 +35,7 @@ internal sealed class PortablePlatform : Platform
 
     public override string? TrySetKernelBusyPoll(Socket socket, int microseconds) => "SO_BUSY_POLL is Linux-only";
 
-    public override IKernelDropCounters? OpenKernelDropCounters(IReadOnlyList<Socket> sockets) => null;
+    public override IKernelDropCounter? OpenKernelDropCounter(Socket socket) => null;
 
     public override int MaxDatagramSize(DatagramAddress destination, Socket asking) => SendBatch.DefaultMaxDatagramSize;
 

@@ -58,7 +58,7 @@ internal sealed class ServerMetrics : IDisposable
             "salvo.server.queue.depth", () => Observe(Volatile.Read(ref _queueDepth)?.Invoke()), "{datagram}", "Datagrams queued for handlers.");
         _meter.CreateObservableCounter(
             "salvo.server.kernel.drops", () => Observe(Volatile.Read(ref _kernelDrops)?.Invoke()), "{datagram}",
-            "Datagrams the kernel dropped on the server's sockets because the receive buffer was full (Linux /proc/net/udp).");
+            "Datagrams the kernel dropped on the server's sockets because the receive buffer was full (Linux: SO_MEMINFO).");
     }
 
     public void OnReceived(int datagrams, long bytes)

@@ -26,4 +26,16 @@ internal static partial class TransportLog
 
     [LoggerMessage(EventId = 3107, Level = LogLevel.Error, Message = "Moving messages with {RemoteEndPoint} between UDP and TCP stopped on an unexpected error; the path in use stays")]
     public static partial void PathSwitchingFailed(ILogger logger, EndPoint remoteEndPoint, Exception exception);
+
+    [LoggerMessage(EventId = 3108, Level = LogLevel.Warning, Message = "The TCP connection to {RemoteEndPoint} closed ({Reason}); reconnecting: {Reconnecting}")]
+    public static partial void TcpClosed(ILogger logger, EndPoint remoteEndPoint, StreamCloseReason reason, bool reconnecting);
+
+    [LoggerMessage(EventId = 3109, Level = LogLevel.Information, Message = "The TCP connection to {RemoteEndPoint} is open again after {Attempts} attempt(s), {DowntimeMs:0} ms without one")]
+    public static partial void TcpReopened(ILogger logger, EndPoint remoteEndPoint, int attempts, double downtimeMs);
+
+    [LoggerMessage(EventId = 3110, Level = LogLevel.Debug, Message = "Reconnect attempt {Attempt} to {RemoteEndPoint} failed: {Error}")]
+    public static partial void TcpReconnectFailed(ILogger logger, EndPoint remoteEndPoint, int attempt, string error);
+
+    [LoggerMessage(EventId = 3111, Level = LogLevel.Error, Message = "A {Event} handler of the transport to {RemoteEndPoint} threw; the transport goes on")]
+    public static partial void EventHandlerFailed(ILogger logger, EndPoint remoteEndPoint, string @event, Exception exception);
 }

@@ -11,12 +11,16 @@ namespace Salvo.Streams;
 internal sealed class UdpReplyPeer : IMessagePeer
 {
     private DatagramContext _context;
+    private long _sent;
 
     public DatagramAddress Source { get; private set; }
 
     public TransportKind Transport => TransportKind.Udp;
 
     public EndPoint? RemoteEndPoint => Source.ToIPEndPoint();
+
+    /// <summary>Messages sent (taken into the reply batch) since the server started.</summary>
+    public long Sent => Interlocked.Read(ref _sent);
 
     /// <summary>Points the peer at one received datagram of the batch in <paramref name="context"/>.</summary>
     public void Begin(in DatagramContext context, DatagramAddress source)
@@ -34,6 +38,7 @@ internal sealed class UdpReplyPeer : IMessagePeer
             TryAdd(message.Span);
         }
 
+        Interlocked.Increment(ref _sent);
         return true;
     }
 

@@ -26,6 +26,15 @@ internal static partial class Constants
     public const int SO_RXQ_OVFL = 40;
     public const int SO_BUSY_POLL = 46;
 
+    /// <summary>getsockopt: the socket's memory counters, an array of SK_MEMINFO_VARS uint32 (include/uapi/linux/sock_diag.h).</summary>
+    public const int SO_MEMINFO = 55;
+
+    /// <summary>Index of sk_drops in the SO_MEMINFO array.</summary>
+    public const int SK_MEMINFO_DROPS = 8;
+
+    /// <summary>Length of the SO_MEMINFO array on kernels since 4.6; an older kernel writes fewer and says so in the length.</summary>
+    public const int SK_MEMINFO_VARS = 9;
+
     // include/uapi/linux/udp.h
     public const int UDP_SEGMENT = 103;
     public const int UDP_GRO = 104;
