@@ -18,7 +18,9 @@ public enum DatagramBackend
     /// <summary>
     /// io_uring (Linux only): each socket's receive is one multishot recvmsg on a ring shared with other sockets, whose
     /// thread reaps completions in batches; sends are linked sendmsg entries on the sending thread's ring. Falls back to
-    /// <see cref="LinuxBatched"/> (and logs why, once) where the kernel refuses io_uring or a feature it needs.
+    /// <see cref="LinuxBatched"/> (and logs why, once) where the kernel refuses io_uring or a feature it needs
+    /// (<see cref="DatagramSocket.IsBackendAvailable"/> says so before any socket opens). A thread that makes every receive
+    /// on a socket can have a ring of its own: <see cref="DatagramSocket.ClaimReceivesForThisThread"/>.
     /// </summary>
     [SupportedOSPlatform("linux")]
     IoUring = 3,

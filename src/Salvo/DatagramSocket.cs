@@ -20,7 +20,7 @@ namespace Salvo;
 /// <para><see cref="Dispose"/> ends pending receives and sends at once: they throw
 /// <see cref="ObjectDisposedException"/>.</para>
 /// </remarks>
-public sealed class DatagramSocket : IDisposable
+public sealed partial class DatagramSocket : IDisposable
 {
     private readonly DatagramPal _pal;
     private readonly SocketCounters _counters = new();
@@ -83,6 +83,25 @@ public sealed class DatagramSocket : IDisposable
 
     /// <inheritdoc cref="DatagramPal.EndReceivingOnThisThread"/>
     internal void EndReceivingOnThisThread() => _pal.EndReceivingOnThisThread();
+
+    /// <inheritdoc cref="DatagramPal.IsReceivingOnThisThreadsRing"/>
+    internal bool IsReceivingOnThisThreadsRing => _pal.IsReceivingOnThisThreadsRing;
+
+    /// <summary>
+    /// Promises that the calling thread makes every receive on this socket from now on (a dedicated receive loop of blocking
+    /// <see cref="Receive(ReceiveBatch, TimeSpan)"/> calls), so that on <see cref="DatagramBackend.IoUring"/> its receives
+    /// run on the thread's own ring: the kernel's receive work happens in this thread's wait and nothing else is woken per
+    /// batch, where a shared ring's thread wakes the receiver a second time. Claim before the first receive; on other
+    /// backends the claim changes nothing. Dispose the claim on the same thread when the loop ends.
+    /// </summary>
+    /// <returns>The claim; <see cref="ReceiveThreadClaim.OwnRing"/> says whether the socket now receives on this thread's ring.</returns>
+    /// <exception cref="ObjectDisposedException">The socket was disposed.</exception>
+    /// <remarks>The promise is not checked: until the claim is disposed, a receive from another thread may read buffers the claiming thread frees.</remarks>
+    public ReceiveThreadClaim ClaimReceivesForThisThread()
+    {
+        ObjectDisposedException.ThrowIf(_pal.IsDisposed, this);
+        return new ReceiveThreadClaim(this);
+    }
 
     /// <summary>The address family of the socket (IPv6 also carries IPv4 when dual-mode).</summary>
     public AddressFamily AddressFamily => _pal.Socket.AddressFamily;

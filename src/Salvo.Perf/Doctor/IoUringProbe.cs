@@ -1,5 +1,4 @@
 using System.Runtime.Versioning;
-using Salvo.Pal;
 
 namespace Salvo.Perf.Doctor;
 
@@ -10,7 +9,8 @@ namespace Salvo.Perf.Doctor;
 internal static class IoUringProbe
 {
     /// <summary>Why the io_uring backend cannot run here (not Linux, or what the kernel refused); null when it can.</summary>
-    public static string? Refusal => OperatingSystem.IsLinux() ? LinuxPlatform.IoUringRefusal : "needs Linux";
+    public static string? Refusal => !OperatingSystem.IsLinux() ? "needs Linux" :
+        DatagramSocket.IsBackendAvailable(DatagramBackend.IoUring, out var reason) ? null : reason;
 
     [SupportedOSPlatform("linux")]
     public static Finding Run() => Refusal is { } why

@@ -1,16 +1,13 @@
 namespace Salvo.Perf.Measurement;
 
 /// <summary>
-/// CPU time of the library's io_uring engine threads (named "Salvo io_uring N"): on the IoUring backend they do the
-/// receive side's kernel work (the multishot recvmsg runs in their io_uring_enter) and hand batches to the receiving
-/// thread, so a receiver's CPU is its own thread's plus theirs. Read from /proc/self/task/TID/schedstat (nanoseconds on
-/// CPU, first field); zero where there is no such file or no such thread.
+/// CPU time of the library's io_uring engine threads (named <see cref="DatagramSocket.IoUringThreadNamePrefix"/> and a
+/// number): on the IoUring backend they do the receive side's kernel work (the multishot recvmsg runs in their
+/// io_uring_enter) and hand batches to the receiving thread, so a receiver's CPU is its own thread's plus theirs. Read
+/// from /proc/self/task/TID/schedstat (nanoseconds on CPU, first field); zero where there is no such file or no such thread.
 /// </summary>
 internal static class RingThreadClock
 {
-    // The kernel keeps 15 characters of a thread name (TASK_COMM_LEN 16 with the terminator).
-    private const string NamePrefix = "Salvo io_uring";
-
     public static TimeSpan Read()
     {
         const string tasks = "/proc/self/task";
@@ -24,7 +21,7 @@ internal static class RingThreadClock
         {
             try
             {
-                if (!File.ReadAllText(Path.Combine(task, "comm")).StartsWith(NamePrefix, StringComparison.Ordinal))
+                if (!File.ReadAllText(Path.Combine(task, "comm")).StartsWith(DatagramSocket.IoUringThreadNamePrefix, StringComparison.Ordinal))
                 {
                     continue;
                 }

@@ -96,9 +96,8 @@ internal sealed class RrConnection : IDisposable
     /// <summary>The socket's counters: send and receive calls, for requests per call.</summary>
     public DatagramSocketStatistics Statistics => _socket.GetStatistics();
 
-    /// <summary>On io_uring, the thread whose own ring receives for the socket; null on a shared engine or another backend.</summary>
-    internal int? ReceiveRingOwnerThreadId =>
-        OperatingSystem.IsLinux() && _socket.Pal is Salvo.Pal.IoUringDatagramPal uring ? uring.Receiver?.Engine.OwnerThreadId : null;
+    /// <summary>Whether the receiving thread's last run took responses on its own io_uring ring (false on a shared ring or another backend).</summary>
+    public bool ReceivedOnOwnRing { get; private set; }
 
     /// <summary>
     /// Keeps <paramref name="inFlight"/> requests outstanding until the window ends. This thread alone receives, so it
@@ -108,15 +107,9 @@ internal sealed class RrConnection : IDisposable
     /// </summary>
     public void RunClosedLoop(int inFlight)
     {
-        _socket.ReceiveOnThisThreadOnly();
-        try
-        {
-            KeepInFlight(inFlight);
-        }
-        finally
-        {
-            _socket.EndReceivingOnThisThread();
-        }
+        using var claim = _socket.ClaimReceivesForThisThread();
+        ReceivedOnOwnRing = claim.OwnRing;
+        KeepInFlight(inFlight);
     }
 
     private void KeepInFlight(int inFlight)
@@ -224,15 +217,9 @@ internal sealed class RrConnection : IDisposable
     /// <summary>Receives responses until the window plus the timeout has passed (the receiver thread of fixed rate).</summary>
     public void RunPacedReceiver()
     {
-        _socket.ReceiveOnThisThreadOnly();
-        try
-        {
-            ReceiveUntilTheWindowEnds();
-        }
-        finally
-        {
-            _socket.EndReceivingOnThisThread();
-        }
+        using var claim = _socket.ClaimReceivesForThisThread();
+        ReceivedOnOwnRing = claim.OwnRing;
+        ReceiveUntilTheWindowEnds();
     }
 
     private void ReceiveUntilTheWindowEnds()

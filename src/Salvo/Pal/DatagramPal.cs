@@ -75,6 +75,9 @@ internal abstract class DatagramPal : IDisposable
     {
     }
 
+    /// <summary>Whether the calling thread drives this socket's receives on a ring of its own. False by default.</summary>
+    public virtual bool IsReceivingOnThisThreadsRing => false;
+
     /// <summary>Receives one datagram into caller memory.</summary>
     public abstract ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken);
 

@@ -25,6 +25,9 @@ internal abstract class Platform
     /// <summary>Null when <paramref name="backend"/> can run here; otherwise why not, naming the option.</summary>
     public abstract string? RefuseBackend(DatagramBackend backend);
 
+    /// <summary>Null when a socket asking for <paramref name="backend"/> gets it here; otherwise why it falls back to another.</summary>
+    public virtual string? BackendFallback(DatagramBackend backend) => null;
+
     /// <summary>The backend that moves a new socket's datagrams, as <paramref name="options"/> asks.</summary>
     public abstract DatagramPal OpenDatagram(Socket socket, DatagramSocketOptions options, SocketCounters counters);
 

@@ -16,6 +16,8 @@ internal sealed class LinuxPlatform : Platform
 
     public override string? RefuseBackend(DatagramBackend backend) => null;
 
+    public override string? BackendFallback(DatagramBackend backend) => backend == DatagramBackend.IoUring ? IoUringEngines.Refusal : null;
+
     public override DatagramPal OpenDatagram(Socket socket, DatagramSocketOptions options, SocketCounters counters)
     {
         if (options.Backend == DatagramBackend.IoUring)

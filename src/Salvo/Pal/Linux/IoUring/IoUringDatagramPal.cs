@@ -139,6 +139,8 @@ internal sealed class IoUringDatagramPal : DatagramPal
     /// <summary>Releases the calling thread's own engine: its sockets receive on a shared engine from their next receive.</summary>
     public override void EndReceivingOnThisThread() => IoUringEngines.ReleaseThisThread();
 
+    public override bool IsReceivingOnThisThreadsRing => Receiver?.Engine is { IsDrivenByCurrentThread: true, IsReleased: false };
+
     /// <summary>
     /// The socket's receiver, made at the first receive on a shared engine unless a thread claimed it first; made again on
     /// a shared engine when the thread that claimed the socket released its engine.

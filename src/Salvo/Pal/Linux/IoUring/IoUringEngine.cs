@@ -58,7 +58,7 @@ internal sealed unsafe partial class IoUringEngine
             return;
         }
 
-        var thread = new Thread(Run) { IsBackground = true, Name = $"Salvo io_uring {index}" };
+        var thread = new Thread(Run) { IsBackground = true, Name = $"{DatagramSocket.IoUringThreadNamePrefix} {index}" };
         thread.Start();
     }
 
