@@ -321,6 +321,9 @@ public sealed partial class DatagramSocket : IDisposable
     /// <summary>Datagrams the kernel dropped on this socket, read now; null where the platform does not say.</summary>
     internal long? ReadKernelDrops() => _kernelDrops?.Read();
 
+    /// <summary>The one place this socket's datagrams are counted; the server's statistics and meter read it, and it outlives a dispose.</summary>
+    internal SocketCounters Counters => _counters;
+
     /// <summary>Closes the socket; pending receives and sends end promptly with <see cref="ObjectDisposedException"/>.</summary>
     public void Dispose() => _pal.Dispose();
 

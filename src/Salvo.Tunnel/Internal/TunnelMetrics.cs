@@ -1,62 +1,66 @@
 using System.Diagnostics.Metrics;
+using Salvo.Diagnostics;
 
 namespace Salvo.Tunnel;
 
 /// <summary>
-/// A tunnel's instruments on its own <see cref="Meter"/> named "Salvo" (disposed with the engine). They are
-/// observable: each reads <see cref="TunnelCounters"/> when a listener collects, so the data path pays nothing.
+/// A tunnel's instruments on the <see cref="SalvoMeter"/>. They are observable: each reads <see cref="TunnelCounters"/>
+/// when a listener collects, so the data path pays nothing; once the engine is disposed they report nothing more (the
+/// process-wide meter keeps its instruments, which must not keep the engine's counters alive).
 /// </summary>
 internal sealed class TunnelMetrics : IDisposable
 {
-    public const string MeterName = "Salvo";
-
     private static readonly TunnelDropReason[] s_reasons = Enum.GetValues<TunnelDropReason>();
     private static readonly string[] s_reasonTags = [.. s_reasons.Select(TagOf)];
 
-    private readonly Meter _meter;
+    private TunnelCounters? _counters;
 
     public TunnelMetrics(TunnelCounters counters, string name)
     {
-        _meter = new Meter(MeterName, typeof(TunnelMetrics).Assembly.GetName().Version?.ToString());
+        _counters = counters;
+        var meter = SalvoMeter.Get(null);
         var tunnel = new KeyValuePair<string, object?>("salvo.tunnel.name", name);
-        Measurement<long> One(long value) => new(value, tunnel);
+        IEnumerable<Measurement<long>> One(Func<TunnelCounters, long> read) =>
+            Volatile.Read(ref _counters) is { } live ? [new Measurement<long>(read(live), tunnel)] : [];
+        IEnumerable<Measurement<long>> Each(Func<TunnelCounters, IEnumerable<Measurement<long>>> read) =>
+            Volatile.Read(ref _counters) is { } live ? read(live) : [];
 
-        _meter.CreateObservableCounter("salvo.tunnel.packets.sent", () => One(counters.PacketsSent), "{packet}", "IP packets encrypted and sent to a peer.");
-        _meter.CreateObservableCounter("salvo.tunnel.bytes.sent", () => One(counters.BytesSent), "By", "Bytes of the IP packets sent (before padding and encryption).");
-        _meter.CreateObservableCounter("salvo.tunnel.packets.received", () => One(counters.PacketsReceived), "{packet}", "IP packets decrypted and delivered to the device.");
-        _meter.CreateObservableCounter("salvo.tunnel.bytes.received", () => One(counters.BytesReceived), "By", "Bytes of the IP packets delivered.");
-        _meter.CreateObservableCounter(
+        meter.CreateObservableCounter("salvo.tunnel.packets.sent", () => One(c => c.PacketsSent), "{packet}", "IP packets encrypted and sent to a peer.");
+        meter.CreateObservableCounter("salvo.tunnel.bytes.sent", () => One(c => c.BytesSent), "By", "Bytes of the IP packets sent (before padding and encryption).");
+        meter.CreateObservableCounter("salvo.tunnel.packets.received", () => One(c => c.PacketsReceived), "{packet}", "IP packets decrypted and delivered to the device.");
+        meter.CreateObservableCounter("salvo.tunnel.bytes.received", () => One(c => c.BytesReceived), "By", "Bytes of the IP packets delivered.");
+        meter.CreateObservableCounter(
             "salvo.tunnel.handshakes",
-            () => new[]
-            {
-                new Measurement<long>(counters.HandshakesInitiated, tunnel, new("salvo.tunnel.role", "initiator")),
-                new Measurement<long>(counters.HandshakesAnswered, tunnel, new("salvo.tunnel.role", "responder")),
-            },
+            () => Each(c =>
+            [
+                new Measurement<long>(c.HandshakesInitiated, tunnel, new("salvo.tunnel.role", "initiator")),
+                new Measurement<long>(c.HandshakesAnswered, tunnel, new("salvo.tunnel.role", "responder")),
+            ]),
             "{handshake}",
             "Handshakes completed, by salvo.tunnel.role: initiator, responder.");
-        _meter.CreateObservableCounter(
+        meter.CreateObservableCounter(
             "salvo.tunnel.path.switches",
-            () => new[]
-            {
-                new Measurement<long>(counters.PathSwitchesToTcp, tunnel, new("salvo.tunnel.path", "tcp")),
-                new Measurement<long>(counters.PathSwitchesToUdp, tunnel, new("salvo.tunnel.path", "udp")),
-            },
+            () => Each(c =>
+            [
+                new Measurement<long>(c.PathSwitchesToTcp, tunnel, new("salvo.tunnel.path", "tcp")),
+                new Measurement<long>(c.PathSwitchesToUdp, tunnel, new("salvo.tunnel.path", "udp")),
+            ]),
             "{switch}",
             "Peers moved between UDP and the TCP fallback, by salvo.tunnel.path: the path moved to (tcp, udp).");
-        _meter.CreateObservableCounter(
-            "salvo.tunnel.decryption.failures", () => One(counters[TunnelDropReason.DecryptionFailed]), "{message}", "Transport messages whose tag did not verify.");
-        _meter.CreateObservableCounter(
-            "salvo.tunnel.replays.rejected", () => One(counters[TunnelDropReason.Replayed]), "{message}", "Transport messages refused by the replay window.");
-        _meter.CreateObservableCounter(
-            "salvo.tunnel.cookie_replies.sent", () => One(counters.CookieRepliesSent), "{message}", "Cookie replies sent while under load.");
-        _meter.CreateObservableCounter(
+        meter.CreateObservableCounter(
+            "salvo.tunnel.decryption.failures", () => One(c => c[TunnelDropReason.DecryptionFailed]), "{message}", "Transport messages whose tag did not verify.");
+        meter.CreateObservableCounter(
+            "salvo.tunnel.replays.rejected", () => One(c => c[TunnelDropReason.Replayed]), "{message}", "Transport messages refused by the replay window.");
+        meter.CreateObservableCounter(
+            "salvo.tunnel.cookie_replies.sent", () => One(c => c.CookieRepliesSent), "{message}", "Cookie replies sent while under load.");
+        meter.CreateObservableCounter(
             "salvo.tunnel.dropped",
-            () => s_reasons.Select((reason, i) => new Measurement<long>(counters[reason], tunnel, new("salvo.drop.reason", s_reasonTags[i]))),
+            () => Each(c => s_reasons.Select((reason, i) => new Measurement<long>(c[reason], tunnel, new(SalvoMeter.DropReasonTag, s_reasonTags[i])))),
             "{message}",
-            "Datagrams and packets dropped, by salvo.drop.reason (snake_case of TunnelDropReason, e.g. decryption_failed).");
+            "Datagrams and packets dropped, by error.type (snake_case of TunnelDropReason, e.g. decryption_failed).");
     }
 
-    public void Dispose() => _meter.Dispose();
+    public void Dispose() => Volatile.Write(ref _counters, null);
 
     /// <summary>The reason as a tag value: DecryptionFailed -> decryption_failed.</summary>
     internal static string TagOf(TunnelDropReason reason) =>

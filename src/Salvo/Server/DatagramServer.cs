@@ -131,12 +131,12 @@ public sealed class DatagramServer : IAsyncDisposable
             }
 
             _localEndPoint = _sockets[0].LocalEndPoint;
-            _metrics = new ServerMetrics(_options.MeterFactory, _sockets[0].AddressFamily, _localEndPoint.Port, TotalQueueDepth, TotalKernelDrops);
+            _metrics = new ServerMetrics(_options.MeterFactory, _sockets[0].AddressFamily, _localEndPoint.Port, GetStatistics);
             _workers = new ServerWorker[_options.Workers];
             for (var i = 0; i < _workers.Length; i++)
             {
                 _workers[i] = new ServerWorker(
-                    i, _sockets[i % _sockets.Length], _options, _handler, new WorkerCounters(_metrics), _logger, _receiveStop.Token, _drainStop.Token);
+                    i, _sockets[i % _sockets.Length], _options, _handler, new WorkerCounters(), _logger, _receiveStop.Token, _drainStop.Token);
             }
         }
         catch
@@ -199,39 +199,29 @@ public sealed class DatagramServer : IAsyncDisposable
         _drainStop.Dispose();
     }
 
-    /// <summary>The counters of all workers added up, read now.</summary>
+    /// <summary>
+    /// The counters of all workers added up, read now: datagrams and bytes from the sockets, which count each batch once,
+    /// the rest from the workers.
+    /// </summary>
     public DatagramServerStatistics GetStatistics()
     {
-        var workers = _workers;
         var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TotalKernelDrops());
-        foreach (var worker in workers)
+        foreach (var socket in _sockets)
         {
-            var s = worker.Counters.Snapshot(worker.QueueDepth, null);
-            total = total with
-            {
-                DatagramsReceived = total.DatagramsReceived + s.DatagramsReceived,
-                BytesReceived = total.BytesReceived + s.BytesReceived,
-                ReceiveBatches = total.ReceiveBatches + s.ReceiveBatches,
-                DatagramsHandled = total.DatagramsHandled + s.DatagramsHandled,
-                DatagramsSent = total.DatagramsSent + s.DatagramsSent,
-                BytesSent = total.BytesSent + s.BytesSent,
-                SendErrors = total.SendErrors + s.SendErrors,
-                DroppedQueueFull = total.DroppedQueueFull + s.DroppedQueueFull,
-                DroppedTruncated = total.DroppedTruncated + s.DroppedTruncated,
-                DroppedAtStop = total.DroppedAtStop + s.DroppedAtStop,
-                HandlerErrors = total.HandlerErrors + s.HandlerErrors,
-                ReceiveErrors = total.ReceiveErrors + s.ReceiveErrors,
-                BusyPollDatagrams = total.BusyPollDatagrams + s.BusyPollDatagrams,
-                QueueDepth = total.QueueDepth + s.QueueDepth,
-            };
+            total = WorkerCounters.Add(total, WorkerCounters.Traffic(socket.Counters.Snapshot()));
+        }
+
+        foreach (var worker in _workers)
+        {
+            total = WorkerCounters.Add(total, worker.Counters.Snapshot(default, worker.QueueDepth, null));
         }
 
         return total;
     }
 
     /// <summary>
-    /// One worker's counters, read now. <see cref="DatagramServerStatistics.KernelDrops"/> is its socket's
-    /// (on the portable backend the shared socket's).
+    /// One worker's counters, read now. Datagrams and bytes received and sent and <see cref="DatagramServerStatistics.KernelDrops"/>
+    /// are its socket's: on the portable backend, where the workers share one socket, every worker reports the shared socket's.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="worker"/> is not a started worker's index.</exception>
     public DatagramServerStatistics GetWorkerStatistics(int worker)
@@ -239,8 +229,8 @@ public sealed class DatagramServer : IAsyncDisposable
         var workers = _workers;
         ArgumentOutOfRangeException.ThrowIfNegative(worker);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(worker, workers.Length);
-        var sockets = _sockets;
-        return workers[worker].Counters.Snapshot(workers[worker].QueueDepth, sockets[worker % sockets.Length].ReadKernelDrops());
+        var socket = _sockets[worker % _sockets.Length];
+        return workers[worker].Counters.Snapshot(socket.Counters.Snapshot(), workers[worker].QueueDepth, socket.ReadKernelDrops());
     }
 
     private async Task StopCoreAsync(CancellationToken cancellationToken)
@@ -293,18 +283,6 @@ public sealed class DatagramServer : IAsyncDisposable
         }
     }
 
-    private long TotalQueueDepth()
-    {
-        long depth = 0;
-        foreach (var worker in _workers)
-        {
-            depth += worker.QueueDepth;
-        }
-
-        return depth;
-    }
-
-    /// <summary>The kernel's drops on every socket of the server added up; null where the platform does not say.</summary>
     private long? TotalKernelDrops()
     {
         long? total = null;

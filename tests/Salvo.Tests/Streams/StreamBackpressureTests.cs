@@ -54,7 +54,7 @@ public sealed class StreamBackpressureTests
         await connection.Completion.WaitAsync(RecordingHandler.Patience);
         Assert.Equal(StreamCloseReason.SendTimeout, connection.CloseReason);
         Assert.Contains(logger.Collector.GetSnapshot(), r => r.Level == LogLevel.Warning && r.Message.Contains("not reading", StringComparison.Ordinal));
-        Assert.Equal("send_timeout", Assert.Single(closes.GetMeasurementSnapshot()).Tags["reason"]);
+        Assert.Equal("send_timeout", Assert.Single(closes.GetMeasurementSnapshot()).Tags["error.type"]);
         await StreamTestKit.WaitUntilAsync(() => server.BufferPool.RentedBlocks == 0, "the closed connection's blocks are back");
     }
 

@@ -78,7 +78,7 @@ public sealed class StreamFaultIsolationTests
         var record = Assert.Single(logger.Collector.GetSnapshot(), r => r.Level == LogLevel.Warning);
         Assert.Contains(expected.ToString(), record.Message, StringComparison.Ordinal);
         var measurement = Assert.Single(closes.GetMeasurementSnapshot());
-        Assert.Equal(tag, measurement.Tags["reason"]);
+        Assert.Equal(tag, measurement.Tags["error.type"]);
     }
 
     [Fact]

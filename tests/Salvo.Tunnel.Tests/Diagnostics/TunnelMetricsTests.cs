@@ -37,6 +37,40 @@ public sealed class TunnelMetricsTests
     }
 
     /// <summary>One transport message from Alice to Bob carrying a 28-byte packet, taken off the wire.</summary>
+    [Fact]
+    public void Instruments_OfTheTunnel_UseTheSalvoMeterAndTheErrorTypeTag()
+    {
+        var meters = new Dictionary<string, string>();
+        var dropTagKeys = new HashSet<string>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Name.StartsWith("salvo.tunnel.", StringComparison.Ordinal))
+            {
+                meters[instrument.Name] = instrument.Meter.Name;
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, _, tags, _) =>
+        {
+            if (instrument.Name == "salvo.tunnel.dropped")
+            {
+                foreach (var tag in tags)
+                {
+                    dropTagKeys.Add(tag.Key);
+                }
+            }
+        });
+        listener.Start();
+        using var pair = new TunnelPair();
+
+        listener.RecordObservableInstruments();
+
+        Assert.Contains("salvo.tunnel.dropped", meters.Keys);
+        Assert.All(meters, m => Assert.Equal("Salvo", m.Value));
+        Assert.Equal(["error.type", "salvo.tunnel.name"], dropTagKeys.Order());
+    }
+
     private static byte[] SealedTransport(TunnelPair pair)
     {
         pair.AliceSends(TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2"));
@@ -65,7 +99,7 @@ public sealed class TunnelMetricsTests
                 {
                     name = (string)pairTag.Value!;
                 }
-                else if (pairTag.Key is "salvo.tunnel.role" or "salvo.drop.reason")
+                else if (pairTag.Key is "salvo.tunnel.role" or "error.type")
                 {
                     tag = (string)pairTag.Value!;
                 }

@@ -1,6 +1,6 @@
 namespace Salvo.Server;
 
-/// <summary>The values of the <c>salvo.drop.reason</c> tag.</summary>
+/// <summary>The server's values of the drop-reason tag (<see cref="Salvo.Diagnostics.SalvoMeter.DropReasonTag"/>).</summary>
 internal static class DropReason
 {
     public const string QueueFull = "queue_full";

@@ -131,7 +131,8 @@ internal sealed partial class ServerWorker
 
         try
         {
-            OnRepliesSent(await _waits.SendAsync(_replies).ConfigureAwait(false));
+            await _waits.SendAsync(_replies).ConfigureAwait(false);
+            OnRepliesSent();
         }
         catch (SocketException e)
         {

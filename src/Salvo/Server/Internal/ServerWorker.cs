@@ -143,20 +143,20 @@ internal sealed partial class ServerWorker
         return done.Task;
     }
 
-    /// <summary>Counts a received batch and drops truncated datagrams unless they are wanted; false when none is left.</summary>
+    /// <summary>Drops truncated datagrams unless they are wanted (the socket has counted the batch); false when none is left.</summary>
     private bool Accept(ReceiveBatch batch)
     {
         var entries = batch.Entries;
         var count = batch.Count;
-        long bytes = 0;
         var truncated = 0;
-        for (var i = 0; i < count; i++)
+        if (!_deliverTruncated)
         {
-            bytes += entries[i].Length;
-            truncated += entries[i].IsTruncated ? 1 : 0;
+            for (var i = 0; i < count; i++)
+            {
+                truncated += entries[i].IsTruncated ? 1 : 0;
+            }
         }
 
-        _counters.OnReceived(count, bytes);
         if (truncated == 0 || _deliverTruncated)
         {
             return count > 0;
@@ -205,12 +205,10 @@ internal sealed partial class ServerWorker
         }
     }
 
-    private void OnRepliesSent(int accepted)
+    private void OnRepliesSent()
     {
+        // The socket has counted what the kernel accepted and each refusal.
         var failed = _replies.FailedCount;
-        // The batch names only the first refused datagram, so with refusals the bytes are prorated.
-        var bytes = failed == 0 ? _replies.PayloadBytes : (long)_replies.PayloadBytes * accepted / _replies.Count;
-        _counters.OnSent(accepted, bytes, failed);
         if (failed > 0 && _sendLog.TryEnter(out var suppressed))
         {
             ServerLog.SendFailed(_logger, Index, failed, _replies.FirstError, suppressed);
@@ -219,7 +217,7 @@ internal sealed partial class ServerWorker
 
     private void OnRepliesFailed(SocketException exception)
     {
-        _counters.OnSent(0, 0, _replies.Count);
+        _counters.OnSendThrew(_replies.Count);
         if (_sendLog.TryEnter(out var suppressed))
         {
             ServerLog.SendFailed(_logger, Index, _replies.Count, exception.SocketErrorCode, suppressed);

@@ -1,18 +1,15 @@
 namespace Salvo.Server;
 
 /// <summary>
-/// One worker's counters, updated once per batch (not per datagram) and mirrored to the metrics. Each
-/// worker has its own, so workers never write to a shared cache line.
+/// What only a worker knows, updated once per batch (not per datagram): datagrams handed to the handler, drops after
+/// receiving, handler and receive errors. Datagrams and bytes received and sent are not here: the worker's socket counts
+/// them once (<see cref="Salvo.Internal.SocketCounters"/>) and the statistics and the meter read them there. Each worker
+/// has its own, so workers never write to a shared cache line.
 /// </summary>
-internal sealed class WorkerCounters(ServerMetrics metrics)
+internal sealed class WorkerCounters
 {
-    private long _received;
-    private long _receivedBytes;
-    private long _receiveBatches;
     private long _handled;
-    private long _sent;
-    private long _sentBytes;
-    private long _sendErrors;
+    private long _failedSendBatches;
     private long _droppedQueueFull;
     private long _droppedTruncated;
     private long _droppedAtStop;
@@ -20,53 +17,33 @@ internal sealed class WorkerCounters(ServerMetrics metrics)
     private long _receiveErrors;
     private long _busyPollDatagrams;
 
-    public void OnReceived(int datagrams, long bytes)
-    {
-        Interlocked.Increment(ref _receiveBatches);
-        Interlocked.Add(ref _received, datagrams);
-        Interlocked.Add(ref _receivedBytes, bytes);
-        metrics.OnReceived(datagrams, bytes);
-    }
-
     /// <summary>Datagrams a busy-poll spin picked up, which would otherwise have waited for a wake-up.</summary>
     public void OnBusyPollReceived(int datagrams) => Interlocked.Add(ref _busyPollDatagrams, datagrams);
 
     public void OnHandled(int datagrams) => Interlocked.Add(ref _handled, datagrams);
 
-    public void OnSent(int datagrams, long bytes, int failed)
-    {
-        Interlocked.Add(ref _sent, datagrams);
-        Interlocked.Add(ref _sentBytes, bytes);
-        if (failed > 0)
-        {
-            Interlocked.Add(ref _sendErrors, failed);
-        }
+    /// <summary>Replies of a send that threw as a whole, which the socket counted nowhere (it counts refusals one by one).</summary>
+    public void OnSendThrew(int datagrams) => Interlocked.Add(ref _failedSendBatches, datagrams);
 
-        metrics.OnSent(datagrams, bytes);
-    }
+    public void OnDroppedQueueFull(int datagrams) => Add(ref _droppedQueueFull, datagrams);
 
-    public void OnDroppedQueueFull(int datagrams) => Drop(ref _droppedQueueFull, datagrams, DropReason.QueueFull);
+    public void OnDroppedTruncated(int datagrams) => Add(ref _droppedTruncated, datagrams);
 
-    public void OnDroppedTruncated(int datagrams) => Drop(ref _droppedTruncated, datagrams, DropReason.Truncated);
+    public void OnDroppedAtStop(int datagrams) => Add(ref _droppedAtStop, datagrams);
 
-    public void OnDroppedAtStop(int datagrams) => Drop(ref _droppedAtStop, datagrams, DropReason.Stopped);
-
-    public void OnHandlerError()
-    {
-        Interlocked.Increment(ref _handlerErrors);
-        metrics.OnHandlerError();
-    }
+    public void OnHandlerError() => Interlocked.Increment(ref _handlerErrors);
 
     public void OnReceiveError() => Interlocked.Increment(ref _receiveErrors);
 
-    public DatagramServerStatistics Snapshot(long queueDepth, long? kernelDrops) => new(
-        Interlocked.Read(ref _received),
-        Interlocked.Read(ref _receivedBytes),
-        Interlocked.Read(ref _receiveBatches),
+    /// <summary>This worker's statistics, with the traffic figures read from <paramref name="socket"/>'s counters.</summary>
+    public DatagramServerStatistics Snapshot(in DatagramSocketStatistics socket, long queueDepth, long? kernelDrops) => new(
+        socket.DatagramsReceived,
+        socket.BytesReceived,
+        socket.ReceiveCalls,
         Interlocked.Read(ref _handled),
-        Interlocked.Read(ref _sent),
-        Interlocked.Read(ref _sentBytes),
-        Interlocked.Read(ref _sendErrors),
+        socket.DatagramsSent,
+        socket.BytesSent,
+        socket.SendErrors + Interlocked.Read(ref _failedSendBatches),
         Interlocked.Read(ref _droppedQueueFull),
         Interlocked.Read(ref _droppedTruncated),
         Interlocked.Read(ref _droppedAtStop),
@@ -78,12 +55,35 @@ internal sealed class WorkerCounters(ServerMetrics metrics)
         BusyPollDatagrams = Interlocked.Read(ref _busyPollDatagrams),
     };
 
-    private void Drop(ref long counter, int datagrams, string reason)
+    /// <summary>A socket's traffic as server statistics, every other figure 0.</summary>
+    public static DatagramServerStatistics Traffic(in DatagramSocketStatistics socket) => new(
+        socket.DatagramsReceived, socket.BytesReceived, socket.ReceiveCalls, 0, socket.DatagramsSent, socket.BytesSent, socket.SendErrors,
+        0, 0, 0, 0, 0, 0, null);
+
+    /// <summary>The sum of two snapshots; <see cref="DatagramServerStatistics.KernelDrops"/> is <paramref name="total"/>'s.</summary>
+    public static DatagramServerStatistics Add(in DatagramServerStatistics total, in DatagramServerStatistics s) => total with
+    {
+        DatagramsReceived = total.DatagramsReceived + s.DatagramsReceived,
+        BytesReceived = total.BytesReceived + s.BytesReceived,
+        ReceiveBatches = total.ReceiveBatches + s.ReceiveBatches,
+        DatagramsHandled = total.DatagramsHandled + s.DatagramsHandled,
+        DatagramsSent = total.DatagramsSent + s.DatagramsSent,
+        BytesSent = total.BytesSent + s.BytesSent,
+        SendErrors = total.SendErrors + s.SendErrors,
+        DroppedQueueFull = total.DroppedQueueFull + s.DroppedQueueFull,
+        DroppedTruncated = total.DroppedTruncated + s.DroppedTruncated,
+        DroppedAtStop = total.DroppedAtStop + s.DroppedAtStop,
+        HandlerErrors = total.HandlerErrors + s.HandlerErrors,
+        ReceiveErrors = total.ReceiveErrors + s.ReceiveErrors,
+        BusyPollDatagrams = total.BusyPollDatagrams + s.BusyPollDatagrams,
+        QueueDepth = total.QueueDepth + s.QueueDepth,
+    };
+
+    private static void Add(ref long counter, int datagrams)
     {
         if (datagrams > 0)
         {
             Interlocked.Add(ref counter, datagrams);
-            metrics.OnDropped(datagrams, reason);
         }
     }
 }

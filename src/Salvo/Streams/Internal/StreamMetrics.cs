@@ -1,17 +1,16 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using Salvo.Diagnostics;
 
 namespace Salvo.Streams;
 
 /// <summary>
-/// Instruments of framed connections on the "Salvo" meter. Every measurement carries
-/// <c>network.transport=tcp</c>; closes also carry <c>reason</c> (a <see cref="StreamCloseReason"/> in snake case).
+/// Instruments of framed connections on the <see cref="SalvoMeter"/>. Every measurement carries
+/// <c>network.transport=tcp</c>; closes also carry the drop-reason tag (<see cref="SalvoMeter.DropReasonTag"/>, a
+/// <see cref="StreamCloseReason"/> in snake case).
 /// </summary>
 internal sealed class StreamMetrics
 {
-    public const string MeterName = "Salvo";
-
-    private static readonly Meter SharedMeter = new(MeterName);
     private static readonly KeyValuePair<string, object?> Transport = new("network.transport", "tcp");
 
     private readonly Counter<long> _opened;
@@ -24,9 +23,9 @@ internal sealed class StreamMetrics
 
     public StreamMetrics(IMeterFactory? meterFactory)
     {
-        var meter = meterFactory?.Create(MeterName) ?? SharedMeter;
+        var meter = SalvoMeter.Get(meterFactory);
         _opened = meter.CreateCounter<long>("salvo.stream.connections.opened", "{connection}", "Framed connections opened.");
-        _closed = meter.CreateCounter<long>("salvo.stream.connections.closed", "{connection}", "Framed connections closed, by reason.");
+        _closed = meter.CreateCounter<long>("salvo.stream.connections.closed", "{connection}", "Framed connections closed, by error.type (the close reason).");
         _active = meter.CreateUpDownCounter<long>("salvo.stream.connections.active", "{connection}", "Framed connections open now.");
         _messagesReceived = meter.CreateCounter<long>("salvo.stream.messages.received", "{message}", "Messages decoded and handed to the handler.");
         _messagesSent = meter.CreateCounter<long>("salvo.stream.messages.sent", "{message}", "Messages queued for sending.");
@@ -44,7 +43,7 @@ internal sealed class StreamMetrics
     public void Closed(StreamCloseReason reason)
     {
         _active.Add(-1, Transport);
-        _closed.Add(1, Transport, new KeyValuePair<string, object?>("reason", ReasonTag(reason)));
+        _closed.Add(1, Transport, new KeyValuePair<string, object?>(SalvoMeter.DropReasonTag, ReasonTag(reason)));
     }
 
     public void MessageReceived() => _messagesReceived.Add(1, Transport);
