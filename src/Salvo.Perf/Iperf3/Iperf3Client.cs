@@ -95,7 +95,7 @@ internal static class Iperf3Client
             var clock = Stopwatch.StartNew();
             await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
             {
-                var counts = receivers.Select(r => r.Counts).ToArray();
+                var counts = receivers.Select(r => r.Counter.Counts).ToArray();
                 return (counts.Sum(c => c.Datagrams), counts.Sum(c => c.Bytes), counts.Sum(c => c.Lost), counts.Average(c => c.JitterNanoseconds) / 1000);
             }, Task.Delay(TimeSpan.FromSeconds(parameters.Seconds), cancellationToken)).ConfigureAwait(false);
             await control.WriteStateAsync(Iperf3State.TestEnd, cancellationToken).ConfigureAwait(false);
@@ -103,9 +103,10 @@ internal static class Iperf3Client
 
             var seconds = Math.Min(clock.Elapsed.TotalSeconds, parameters.Seconds);
             var cpu = CpuClock.Process() - cpuStart;
-            var peer = await ExchangeResultsAsync(control, Iperf3Sides.ReceiverResults(receivers, null, seconds, cpu), cancellationToken).ConfigureAwait(false);
+            var streams = receivers.Select(r => r.Counter).ToArray();
+            var peer = await ExchangeResultsAsync(control, Iperf3Sides.ReceiverResults(streams, null, seconds, cpu), cancellationToken).ConfigureAwait(false);
             var sentPerStream = Iperf3Sides.MatchStreams(peer, receivers.Length);
-            return (Iperf3Sides.PeerSender(peer, seconds), Iperf3Sides.Receiver(receivers, sentPerStream, seconds, cpu));
+            return (Iperf3Sides.PeerSender(peer, seconds), Iperf3Sides.Receiver(streams, sentPerStream, seconds, cpu, receivers[0].Backend));
         }
         finally
         {

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Net;
 using System.Net.Sockets;
 using System.Threading.Channels;
 using Salvo.Perf.Cli;
@@ -68,35 +67,49 @@ internal static class Iperf3ServerSession
         console.Line($"Accepted iperf3 client {control.Remote}: {parameters.Parallel} stream(s) of {parameters.Length} B for {parameters.Seconds} s at " +
             $"{(parameters.BitsPerSecondPerStream == 0 ? "unlimited" : ValueParsers.FormatBits(parameters.BitsPerSecondPerStream) + " per stream")}" +
             $"{(parameters.Reverse ? ", reverse (server sends)" : string.Empty)}");
-        var sockets = await AcceptStreamsAsync(control, engine, parameters.Parallel, cancellationToken).ConfigureAwait(false);
+        var (sources, sockets) = await AcceptStreamsAsync(control, engine, parameters.Parallel, cancellationToken).ConfigureAwait(false);
         if (parameters.Reverse)
         {
+            await StartAsync(control, cancellationToken).ConfigureAwait(false);
             await SendAsync(console, control, sockets, parameters, interval, cancellationToken).ConfigureAwait(false);
+            return;
         }
-        else
+
+        // The streams' own sockets only answered the connect datagrams from the server's port: with them closed, the
+        // data reaches the server's receive workers, which count every stream on one thread each.
+        foreach (var socket in sockets)
         {
-            await ReceiveAsync(console, control, sockets, parameters, interval, cancellationToken).ConfigureAwait(false);
+            socket.Dispose();
         }
+
+        using var streams = new Iperf3EngineStreams(engine, sources, parameters.Counters64);
+        await StartAsync(control, cancellationToken).ConfigureAwait(false);
+        await ReceiveAsync(console, control, streams, engine.Backend, parameters, interval, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>
     /// Asks for the streams, then takes each stream's connect datagram from the receive engine (it arrives on
     /// the shared port), opens a socket connected to its sender on that port and answers from it. iperf3
-    /// connects its streams one after another, each waiting for its reply.
+    /// connects its streams one after another, each waiting for its reply. Returns each stream's source, in
+    /// iperf3's stream order, and its socket.
     /// </summary>
-    private static async Task<DatagramSocket[]> AcceptStreamsAsync(Iperf3Control control, IReceiveEngine engine, int parallel, CancellationToken cancellationToken)
+    private static async Task<(DatagramAddress[] Sources, DatagramSocket[] Sockets)> AcceptStreamsAsync(Iperf3Control control, IReceiveEngine engine, int parallel, CancellationToken cancellationToken)
     {
-        var connects = Channel.CreateBounded<IPEndPoint>(new BoundedChannelOptions(parallel * 4) { FullMode = BoundedChannelFullMode.DropWrite });
+        var connects = Channel.CreateBounded<DatagramAddress>(new BoundedChannelOptions(parallel * 4) { FullMode = BoundedChannelFullMode.DropWrite });
         var clientAddress = control.Remote.Address;
-        engine.UnrecognisedDatagrams = (payload, source) =>
+        engine.UnrecognisedDatagrams = (payload, source, _) =>
         {
-            if (Iperf3Datagram.IsConnectMessage(payload) && source.ToIPAddress().Equals(clientAddress))
+            if (!Iperf3Datagram.IsConnectMessage(payload) || !source.ToIPAddress().Equals(clientAddress))
             {
-                connects.Writer.TryWrite(source.ToIPEndPoint());
+                return false;
             }
+
+            connects.Writer.TryWrite(source);
+            return true;
         };
         await control.WriteStateAsync(Iperf3State.CreateStreams, cancellationToken).ConfigureAwait(false);
         var sockets = new List<DatagramSocket>();
+        var sources = new List<DatagramAddress>();
         try
         {
             var local = engine.LocalEndPoint;
@@ -104,7 +117,7 @@ internal static class Iperf3ServerSession
             {
                 using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
                 deadline.CancelAfter(StepTimeout);
-                IPEndPoint source;
+                DatagramAddress source;
                 try
                 {
                     source = await connects.Reader.ReadAsync(deadline.Token).ConfigureAwait(false);
@@ -114,20 +127,19 @@ internal static class Iperf3ServerSession
                     throw new TimeoutException($"stream {sockets.Count + 1} of {parallel} sent no UDP connect datagram within {StepTimeout.TotalSeconds:F0} s");
                 }
 
-                if (sockets.Any(s => s.RemoteAddress.ToIPEndPoint().Equals(source)))
+                if (sources.Contains(source))
                 {
                     continue;
                 }
 
-                var socket = Iperf3StreamSocket.OpenOnServerPort(local, source, engine.Backend);
+                var socket = Iperf3StreamSocket.OpenOnServerPort(local, source.ToIPEndPoint(), engine.Backend);
                 sockets.Add(socket);
+                sources.Add(source);
                 await socket.SendAsync(Iperf3Datagram.ConnectReply.ToArray(), cancellationToken).ConfigureAwait(false);
             }
 
             engine.UnrecognisedDatagrams = null;
-            await control.WriteStateAsync(Iperf3State.TestStart, cancellationToken).ConfigureAwait(false);
-            await control.WriteStateAsync(Iperf3State.TestRunning, cancellationToken).ConfigureAwait(false);
-            return sockets.ToArray();
+            return (sources.ToArray(), sockets.ToArray());
         }
         catch
         {
@@ -140,40 +152,36 @@ internal static class Iperf3ServerSession
         }
     }
 
-    private static async Task ReceiveAsync(CliConsole console, Iperf3Control control, DatagramSocket[] sockets, Iperf3Parameters parameters, double interval, CancellationToken cancellationToken)
+    /// <summary>Every stream is set up: the client may send.</summary>
+    private static async Task StartAsync(Iperf3Control control, CancellationToken cancellationToken)
     {
-        var receivers = sockets.Select((s, i) => new Iperf3StreamReceiver(s, Iperf3Datagram.StreamId(i), parameters.Counters64)).ToArray();
-        try
-        {
-            var cpuStart = CpuClock.Process();
-            var clock = Stopwatch.StartNew();
-            foreach (var receiver in receivers)
-            {
-                receiver.Start();
-            }
+        await control.WriteStateAsync(Iperf3State.TestStart, cancellationToken).ConfigureAwait(false);
+        await control.WriteStateAsync(Iperf3State.TestRunning, cancellationToken).ConfigureAwait(false);
+    }
 
-            var end = control.ExpectStateAsync(Iperf3State.TestEnd, TimeSpan.FromSeconds(parameters.Seconds + 30), cancellationToken);
-            await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
-            {
-                var counts = receivers.Select(r => r.Counts).ToArray();
-                return (counts.Sum(c => c.Datagrams), counts.Sum(c => c.Bytes), counts.Sum(c => c.Lost), counts.Average(c => c.JitterNanoseconds) / 1000);
-            }, end).ConfigureAwait(false);
-            await end.ConfigureAwait(false);
-            var seconds = Math.Min(clock.Elapsed.TotalSeconds, parameters.Seconds);
-            Iperf3StreamReceiver.StopAllWhenIdle(receivers, TimeSpan.FromSeconds(2));
-
-            var cpu = CpuClock.Process() - cpuStart;
-            var peer = await ExchangeResultsAsync(control, p => Iperf3Sides.ReceiverResults(receivers, Iperf3Sides.MatchStreams(p, receivers.Length), seconds, cpu), cancellationToken).ConfigureAwait(false);
-            var local = Iperf3Sides.Receiver(receivers, Iperf3Sides.MatchStreams(peer, receivers.Length), seconds, cpu);
-            Report(console, control, reverse: false, local, Iperf3Sides.PeerSender(peer, seconds));
-        }
-        finally
+    private static async Task ReceiveAsync(CliConsole console, Iperf3Control control, Iperf3EngineStreams streams, DatagramBackend backend,
+        Iperf3Parameters parameters, double interval, CancellationToken cancellationToken)
+    {
+        var cpuStart = CpuClock.Process();
+        var clock = Stopwatch.StartNew();
+        var end = control.ExpectStateAsync(Iperf3State.TestEnd, TimeSpan.FromSeconds(parameters.Seconds + 30), cancellationToken);
+        await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
         {
-            foreach (var receiver in receivers)
-            {
-                receiver.Dispose();
-            }
-        }
+            var counts = streams.Streams.Select(s => s.Counts).ToArray();
+            return (counts.Sum(c => c.Datagrams), counts.Sum(c => c.Bytes), counts.Sum(c => c.Lost), counts.Average(c => c.JitterNanoseconds) / 1000);
+        }, end).ConfigureAwait(false);
+        await end.ConfigureAwait(false);
+        var seconds = Math.Min(clock.Elapsed.TotalSeconds, parameters.Seconds);
+        var cpu = CpuClock.Process() - cpuStart;
+        var counters = streams.Streams;
+        var peer = await ExchangeResultsAsync(control, p =>
+        {
+            var sent = Iperf3Sides.MatchStreams(p, counters.Count);
+            streams.StopWhenCaughtUp(sent, TimeSpan.FromSeconds(2));
+            return Iperf3Sides.ReceiverResults(counters, sent, seconds, cpu);
+        }, cancellationToken).ConfigureAwait(false);
+        var local = Iperf3Sides.Receiver(counters, Iperf3Sides.MatchStreams(peer, counters.Count), seconds, cpu, backend);
+        Report(console, control, reverse: false, local, Iperf3Sides.PeerSender(peer, seconds));
     }
 
     private static async Task SendAsync(CliConsole console, Iperf3Control control, DatagramSocket[] sockets, Iperf3Parameters parameters, double interval, CancellationToken cancellationToken)

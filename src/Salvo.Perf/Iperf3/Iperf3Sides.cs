@@ -7,9 +7,9 @@ namespace Salvo.Perf.Iperf3;
 internal static class Iperf3Sides
 {
     /// <summary>The receiving side over all streams; loss counts against the sender's per-stream counts when known.</summary>
-    public static SideReport Receiver(IReadOnlyList<Iperf3StreamReceiver> receivers, IReadOnlyList<long>? sentPerStream, double seconds, TimeSpan cpu)
+    public static SideReport Receiver(IReadOnlyList<Iperf3StreamCounter> streams, IReadOnlyList<long>? sentPerStream, double seconds, TimeSpan cpu, DatagramBackend backend)
     {
-        var counts = receivers.Select(r => r.Counts).ToArray();
+        var counts = streams.Select(r => r.Counts).ToArray();
         long lost = 0, expected = 0;
         for (var i = 0; i < counts.Length; i++)
         {
@@ -20,12 +20,12 @@ internal static class Iperf3Sides
 
         var totals = new ReceiveTotals(counts.Sum(c => c.Datagrams), counts.Sum(c => c.Bytes), lost, expected, counts.Sum(c => c.OutOfOrder),
             counts.Sum(c => c.Duplicates), counts.Sum(c => c.Malformed), counts.Length == 0 ? 0 : counts.Average(c => c.JitterNanoseconds) / 1000.0);
-        return TrafficReports.Receiver(totals, seconds, cpu, receivers.Count == 0 ? DatagramBackend.Auto : receivers[0].Backend);
+        return TrafficReports.Receiver(totals, seconds, cpu, backend);
     }
 
     /// <summary>The receiver's results for iperf3: per stream bytes, jitter, lost (errors) and the datagrams known sent (packets).</summary>
-    public static Iperf3Results ReceiverResults(IReadOnlyList<Iperf3StreamReceiver> receivers, IReadOnlyList<long>? sentPerStream, double seconds, TimeSpan cpu) =>
-        new(CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)), receivers.Select((r, i) =>
+    public static Iperf3Results ReceiverResults(IReadOnlyList<Iperf3StreamCounter> streams, IReadOnlyList<long>? sentPerStream, double seconds, TimeSpan cpu) =>
+        new(CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)), streams.Select((r, i) =>
         {
             var c = r.Counts;
             var sent = sentPerStream is not null && i < sentPerStream.Count ? sentPerStream[i] : 0;

@@ -14,7 +14,7 @@ internal interface IReceiveEngine : IDisposable
     /// <summary>The backend the receiving sockets report they use.</summary>
     DatagramBackend Backend { get; }
 
-    /// <summary>Where datagrams without Salvo's header go while set (another protocol's set-up on this port); null drops them.</summary>
+    /// <summary>Offered datagrams without Salvo's header first while set (an iperf3 test on this port), before the sockperf service.</summary>
     UnrecognisedDatagramHandler? UnrecognisedDatagrams { get; set; }
 
     /// <summary>Starts counting a new test from zero.</summary>
@@ -27,8 +27,12 @@ internal interface IReceiveEngine : IDisposable
     ReceiveTotals Snapshot(IReadOnlyList<long>? sentPerFlow = null);
 }
 
-/// <summary>Takes one datagram that is not Salvo's; runs on a receive worker's thread, so it must not block.</summary>
-internal delegate void UnrecognisedDatagramHandler(ReadOnlySpan<byte> payload, DatagramAddress source);
+/// <summary>
+/// Offered one datagram that is not Salvo's (<paramref name="truncated"/> when it was longer than the receive buffer);
+/// true when it belongs to the protocol being served, false to let others look at it. Runs on a receive worker's
+/// thread, so it must not block.
+/// </summary>
+internal delegate bool UnrecognisedDatagramHandler(ReadOnlySpan<byte> payload, DatagramAddress source, bool truncated);
 
 /// <summary>Chooses the receive engine.</summary>
 internal static class ReceiveEngines

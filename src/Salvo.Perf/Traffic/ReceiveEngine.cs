@@ -143,23 +143,18 @@ internal sealed class ReceiveEngine : IReceiveEngine
     }
 
     /// <summary>
-    /// A datagram without Salvo's header: a sockperf client's message (answered and counted by the sockperf service),
-    /// or one for an iperf3 test being set up; false when it is neither, so the test counts it as malformed.
+    /// A datagram without Salvo's header: one of an iperf3 test's (its set-up, or a stream's data, claimed by source
+    /// first: an iperf3 counter of 65,536 reads as a valid sockperf header), else a sockperf client's message
+    /// (answered and counted by the sockperf service); false when it is neither, so the test counts it as malformed.
     /// </summary>
     private bool IsOtherProtocol(int worker, in ReceivedDatagram datagram, SendBatch replies)
     {
-        if (_sockperf?.TryAnswerDatagram(worker, datagram, replies) == true)
+        if (UnrecognisedDatagrams is { } unrecognised && unrecognised(datagram.Payload, datagram.Source, datagram.IsTruncated))
         {
             return true;
         }
 
-        if (UnrecognisedDatagrams is { } unrecognised)
-        {
-            unrecognised(datagram.Payload, datagram.Source);
-            return true;
-        }
-
-        return false;
+        return _sockperf?.TryAnswerDatagram(worker, datagram, replies) == true;
     }
 
     private sealed class Handler(ReceiveEngine engine) : IDatagramHandler
