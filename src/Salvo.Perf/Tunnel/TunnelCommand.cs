@@ -108,26 +108,41 @@ internal static class TunnelCommand
                 throw new CliException("up: --duration must be more than 0 seconds");
             }
 
-            using var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
-            ConfigureInterface(console, tunnel.InterfaceName, configuration);
-            console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
-            Directory.CreateDirectory(StatusFolder);
-            var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
-            var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
-            try
+            var started = Stopwatch.StartNew();
+            IReadOnlyList<PeerStatus> peers;
+            using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
-                while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
+                interfaceName = tunnel.InterfaceName;
+                ConfigureInterface(console, tunnel.InterfaceName, configuration);
+                console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
+                Directory.CreateDirectory(StatusFolder);
+                var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
+                var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
+                try
                 {
-                    await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel, DateTimeOffset.UtcNow), CancellationToken.None).ConfigureAwait(false);
-                    await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+                    // Until -t, or a stop signal (Ctrl+C, SIGTERM, SIGHUP): the usual end of a tunnel, so it exits 0.
+                    while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
+                    {
+                        await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel, DateTimeOffset.UtcNow), CancellationToken.None).ConfigureAwait(false);
+                        await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+                    }
                 }
-            }
-            finally
-            {
-                File.Delete(statusFile);
+                finally
+                {
+                    File.Delete(statusFile);
+                }
+
+                peers = tunnel.Engine.GetPeers().ToArray();
             }
 
-            console.Note($"salvo tunnel: {tunnel.InterfaceName} down");
+            // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.
+            console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes and status file removed");
+            foreach (var peer in peers)
+            {
+                console.Note($"salvo tunnel: peer {peer.PublicKey}: {peer.ReceivedBytes:N0} B received, {peer.SentBytes:N0} B sent" +
+                    (peer.LatestHandshake is { } handshake ? $", latest handshake {handshake:u}" : ", no handshake"));
+            }
+
             return 0;
         });
         return command;
