@@ -90,12 +90,7 @@ public sealed class ServerLimitsTests
     public async Task Server_ClientsStuckAfterTheIperf3Cookie_HoldNoSlot()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
-        var stuck = await Task.WhenAll(Enumerable.Range(0, 5).Select(async _ =>
-        {
-            var client = await ConnectAsync(server.Port);
-            await client.SendAsync(Iperf3Cookie.Create());
-            return client;
-        }));
+        var stuck = await StuckAfterTheCookieAsync(server.Port, 5);
 
         try
         {
@@ -123,12 +118,7 @@ public sealed class ServerLimitsTests
     public async Task Server_ClientsStuckAfterTheIperf3Cookie_StockIperf3StartsAtOnce()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
-        var stuck = await Task.WhenAll(Enumerable.Range(0, 5).Select(async _ =>
-        {
-            var client = await ConnectAsync(server.Port);
-            await client.SendAsync(Iperf3Cookie.Create());
-            return client;
-        }));
+        var stuck = await StuckAfterTheCookieAsync(server.Port, 5);
 
         try
         {
@@ -207,6 +197,14 @@ public sealed class ServerLimitsTests
         Assert.Equal(reason, reply.Reason);
         Assert.True(await server.WaitForLogAsync($"rejected {client.LocalEndPoint}: {reason}"), server.Log);
     }
+
+    /// <summary>Clients that send a valid iperf3 cookie and nothing else.</summary>
+    private static async Task<Socket[]> StuckAfterTheCookieAsync(int port, int count) => await Task.WhenAll(Enumerable.Range(0, count).Select(async _ =>
+    {
+        var client = await ConnectAsync(port);
+        await client.SendAsync(Iperf3Cookie.Create());
+        return client;
+    }));
 
     /// <summary>A Salvo forward test that never sends its done: it holds the slot until this connection closes.</summary>
     private static async Task<Socket> HoldTheSlotAsync(int port)

@@ -97,11 +97,7 @@ internal sealed class ControlAdmission(CliConsole console, ServerTally tally, Se
                 return;
             }
 
-            admitted = _admitted.Writer.TryWrite(new SalvoAdmittedTest(channel, hello));
-            if (!admitted)
-            {
-                Release();
-            }
+            admitted = HandOver(new SalvoAdmittedTest(channel, hello));
         }
         catch (Exception e) when (e is IOException or SocketException && !stop.IsCancellationRequested)
         {
@@ -149,11 +145,7 @@ internal sealed class ControlAdmission(CliConsole console, ServerTally tally, Se
                 return;
             }
 
-            admitted = _admitted.Writer.TryWrite(new Iperf3AdmittedTest(control, parameters));
-            if (!admitted)
-            {
-                Release();
-            }
+            admitted = HandOver(new Iperf3AdmittedTest(control, parameters));
         }
         catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException && !stop.IsCancellationRequested)
         {
@@ -183,6 +175,18 @@ internal sealed class ControlAdmission(CliConsole console, ServerTally tally, Se
 
         _holder = client;
         return true;
+    }
+
+    /// <summary>Queues a client that holds the slot for the test loop; false (the slot freed) when the loop has stopped taking any.</summary>
+    private bool HandOver(AdmittedTest test)
+    {
+        if (_admitted.Writer.TryWrite(test))
+        {
+            return true;
+        }
+
+        Release();
+        return false;
     }
 
     private string BusyReason() => $"busy: the server is running a test for {_holder ?? "another client"}; try again when it ends";

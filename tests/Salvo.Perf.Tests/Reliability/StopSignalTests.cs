@@ -77,31 +77,17 @@ public sealed class StopSignalTests
         Assert.Contains("server total: 1 test(s) (1 salvo, 0 iperf3), 1 cut short by the server stopping", output, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyFact]
-    public void EchoServer_Sigterm_PrintsItsTotalAndExitsZero()
+    /// <summary>For these a signal is the usual way to end: they print their report and exit 0.</summary>
+    [LinuxOnlyTheory]
+    [InlineData("listening on", "echo total:", "server", "--echo", "-p", "0", "-i", "0")]
+    [InlineData("salvo impair relaying", "client address(es)", "impair", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9", "-t", "600")]
+    [InlineData("listening on", "Answered 0 UDP handshake(s).", "transport", "--listen", "127.0.0.1:0", "-t", "600")]
+    public void Service_Sigterm_PrintsItsReportAndExitsZero(string started, string report, params string[] args)
     {
-        using var child = SalvoChild.Start(["server", "--echo", "-p", "0", "-i", "0"]);
-        child.Output.WaitFor("listening on", Bound);
+        using var child = SalvoChild.Start(args);
+        child.Output.WaitFor(started, Bound);
 
-        Assert.Contains("echo total:", Stop(child, "TERM", 0), StringComparison.Ordinal);
-    }
-
-    [LinuxOnlyFact]
-    public void Impair_Sigterm_PrintsItsReportAndExitsZero()
-    {
-        using var child = SalvoChild.Start(["impair", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9", "-t", "600"]);
-        child.Output.WaitFor("salvo impair relaying", Bound);
-
-        Assert.Contains("client address(es)", Stop(child, "TERM", 0), StringComparison.Ordinal);
-    }
-
-    [LinuxOnlyFact]
-    public void TransportListen_Sigterm_PrintsWhatItAnsweredAndExitsZero()
-    {
-        using var child = SalvoChild.Start(["transport", "--listen", "127.0.0.1:0", "-t", "600"]);
-        child.Output.WaitFor("listening on", Bound);
-
-        Assert.Contains("Answered 0 UDP handshake(s).", Stop(child, "TERM", 0), StringComparison.Ordinal);
+        Assert.Contains(report, Stop(child, "TERM", 0), StringComparison.Ordinal);
     }
 
     [LinuxOnlyFact]
