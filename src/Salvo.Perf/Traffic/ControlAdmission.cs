@@ -61,108 +61,114 @@ internal sealed class ControlAdmission(CliConsole console, ServerTally tally, Se
         return Task.CompletedTask;
     }
 
-    private async Task AdmitSalvoAsync(Socket socket, CancellationToken stop)
+    /// <summary>What a misbehaving or vanished client makes its handshake or test end with; the server goes on to the next one.</summary>
+    public static bool IsClientFailure(Exception e) => e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException;
+
+    private Task AdmitSalvoAsync(Socket socket, CancellationToken stop)
     {
         var channel = new ControlChannel(socket);
+        return AdmitAsync(channel, () => SalvoHandshakeAsync(channel, stop),
+            e => console.Note($"salvo server: rejected {channel.Remote}: {e.Message}; waiting for the next client"),
+            () => channel.RefuseAsync(SalvoAdmittedTest.StoppingReason, Linger), stop);
+    }
+
+    private Task AdmitIperf3Async(Socket socket, CancellationToken stop)
+    {
+        var control = new Iperf3Control(socket);
+        return AdmitAsync(control, () => Iperf3HandshakeAsync(control, stop),
+            e => console.Note($"salvo server: iperf3 client {control.Remote}: test ended: {e.Message}"),
+            () => control.TryWriteStateAsync(Iperf3State.ServerTerminate, Linger), stop);
+    }
+
+    /// <summary>
+    /// Runs one connection's handshake: a client through it is handed to the test loop, one refused is closed (its
+    /// handshake has answered and logged it), one that fails is logged, and when the server stops the client is told.
+    /// </summary>
+    private async Task AdmitAsync(IDisposable connection, Func<Task<AdmittedTest?>> handshake, Action<Exception> logFailure, Func<Task> sayStopping, CancellationToken stop)
+    {
         var admitted = false;
         try
         {
-            ControlMessage hello;
-            try
+            if (await handshake().ConfigureAwait(false) is { } test)
             {
-                hello = await channel.ReceiveAsync(limits.HandshakeTimeout, stop).ConfigureAwait(false);
+                admitted = HandOver(test);
             }
-            catch (EndOfStreamException e)
-            {
-                // Nothing to answer: a port scan or 'nc -z' that closed.
-                console.Note($"salvo server: rejected {channel.Remote}: {e.Message}; waiting for the next client");
-                tally.Refused(ServerTally.Refusal.Silent);
-                return;
-            }
-            catch (Exception e) when (e is InvalidDataException or TimeoutException)
-            {
-                await RefuseSalvoAsync(channel, e.Message, ServerTally.Refusal.BadRequest).ConfigureAwait(false);
-                return;
-            }
-
-            if (hello.ValidateHello() is { } reason)
-            {
-                await RefuseSalvoAsync(channel, reason, ServerTally.Refusal.BadRequest).ConfigureAwait(false);
-                return;
-            }
-
-            if (!await ClaimAsync(channel.Remote.ToString(), stop).ConfigureAwait(false))
-            {
-                await RefuseSalvoAsync(channel, BusyReason(), ServerTally.Refusal.Busy).ConfigureAwait(false);
-                return;
-            }
-
-            admitted = HandOver(new SalvoAdmittedTest(channel, hello));
         }
-        catch (Exception e) when (e is IOException or SocketException && !stop.IsCancellationRequested)
+        catch (Exception e) when (IsClientFailure(e) && !stop.IsCancellationRequested)
         {
-            console.Note($"salvo server: rejected {channel.Remote}: {e.Message}; waiting for the next client");
+            logFailure(e);
             tally.Refused(ServerTally.Refusal.BadRequest);
         }
-        catch (Exception e) when (e is OperationCanceledException or IOException or SocketException && stop.IsCancellationRequested)
+        catch (Exception e) when ((e is OperationCanceledException || IsClientFailure(e)) && stop.IsCancellationRequested)
         {
-            await channel.RefuseAsync(SalvoAdmittedTest.StoppingReason, Linger).ConfigureAwait(false);
+            await sayStopping().ConfigureAwait(false);
         }
         finally
         {
             if (!admitted)
             {
-                channel.Dispose();
+                connection.Dispose();
             }
         }
     }
 
-    /// <summary>Logs, then answers: a client that reads its reply and looks at the log finds both.</summary>
-    private async Task RefuseSalvoAsync(ControlChannel channel, string reason, ServerTally.Refusal why)
+    /// <summary>The hello, checked, and the slot; null when the client was refused (answered, logged and counted).</summary>
+    private async Task<AdmittedTest?> SalvoHandshakeAsync(ControlChannel channel, CancellationToken stop)
+    {
+        ControlMessage hello;
+        try
+        {
+            hello = await channel.ReceiveAsync(limits.HandshakeTimeout, stop).ConfigureAwait(false);
+        }
+        catch (EndOfStreamException e)
+        {
+            // Nothing to answer: a port scan or 'nc -z' that closed.
+            console.Note($"salvo server: rejected {channel.Remote}: {e.Message}; waiting for the next client");
+            tally.Refused(ServerTally.Refusal.Silent);
+            return null;
+        }
+        catch (Exception e) when (e is InvalidDataException or TimeoutException)
+        {
+            return await RefuseSalvoAsync(channel, e.Message, ServerTally.Refusal.BadRequest).ConfigureAwait(false);
+        }
+
+        if (hello.ValidateHello() is { } reason)
+        {
+            return await RefuseSalvoAsync(channel, reason, ServerTally.Refusal.BadRequest).ConfigureAwait(false);
+        }
+
+        return await ClaimAsync(channel.Remote.ToString(), stop).ConfigureAwait(false)
+            ? new SalvoAdmittedTest(channel, hello)
+            : await RefuseSalvoAsync(channel, BusyReason(), ServerTally.Refusal.Busy).ConfigureAwait(false);
+    }
+
+    /// <summary>Logs, then answers: a client that reads its reply and looks at the log finds both. Returns null, no test.</summary>
+    private async Task<AdmittedTest?> RefuseSalvoAsync(ControlChannel channel, string reason, ServerTally.Refusal why)
     {
         console.Note($"salvo server: rejected {channel.Remote}: {reason}; waiting for the next client");
         tally.Refused(why);
         await channel.RefuseAsync(reason, Linger).ConfigureAwait(false);
+        return null;
     }
 
-    private async Task AdmitIperf3Async(Socket socket, CancellationToken stop)
+    /// <summary>The cookie and parameters, and the slot; null when the client was refused (answered, logged and counted).</summary>
+    private async Task<AdmittedTest?> Iperf3HandshakeAsync(Iperf3Control control, CancellationToken stop)
     {
-        var control = new Iperf3Control(socket);
-        var admitted = false;
-        try
+        if (await Iperf3ServerSession.HandshakeAsync(console, control, limits.HandshakeTimeout, stop).ConfigureAwait(false) is not { } parameters)
         {
-            if (await Iperf3ServerSession.HandshakeAsync(console, control, limits.HandshakeTimeout, stop).ConfigureAwait(false) is not { } parameters)
-            {
-                tally.Refused(ServerTally.Refusal.BadRequest);
-                return;
-            }
-
-            if (!await ClaimAsync(control.Remote.ToString(), stop).ConfigureAwait(false))
-            {
-                console.Note($"salvo server: refused iperf3 client {control.Remote}: {BusyReason()} (the client prints \"the server is busy running a test. try again later\")");
-                tally.Refused(ServerTally.Refusal.Busy);
-                await control.TryWriteStateAsync(Iperf3State.AccessDenied, Linger).ConfigureAwait(false);
-                return;
-            }
-
-            admitted = HandOver(new Iperf3AdmittedTest(control, parameters));
-        }
-        catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException && !stop.IsCancellationRequested)
-        {
-            console.Note($"salvo server: iperf3 client {control.Remote}: test ended: {e.Message}");
             tally.Refused(ServerTally.Refusal.BadRequest);
+            return null;
         }
-        catch (Exception e) when (e is OperationCanceledException or IOException or SocketException && stop.IsCancellationRequested)
+
+        if (await ClaimAsync(control.Remote.ToString(), stop).ConfigureAwait(false))
         {
-            await control.TryWriteStateAsync(Iperf3State.ServerTerminate, Linger).ConfigureAwait(false);
+            return new Iperf3AdmittedTest(control, parameters);
         }
-        finally
-        {
-            if (!admitted)
-            {
-                control.Dispose();
-            }
-        }
+
+        console.Note($"salvo server: refused iperf3 client {control.Remote}: {BusyReason()} (the client prints \"the server is busy running a test. try again later\")");
+        tally.Refused(ServerTally.Refusal.Busy);
+        await control.TryWriteStateAsync(Iperf3State.AccessDenied, Linger).ConfigureAwait(false);
+        return null;
     }
 
     /// <summary>Waits up to <see cref="ServerLimits.BusyGrace"/> for the slot; true when <paramref name="client"/> has it.</summary>

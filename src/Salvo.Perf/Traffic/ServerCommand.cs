@@ -93,7 +93,7 @@ internal static class ServerCommand
                 {
                     await RunTestAsync(console, test, engine, address, interval, backend, cancellationToken).ConfigureAwait(false);
                 }
-                catch (Exception e) when (cancellationToken.IsCancellationRequested && (e is OperationCanceledException || IsClientFailure(e)))
+                catch (Exception e) when (cancellationToken.IsCancellationRequested && (e is OperationCanceledException || ControlAdmission.IsClientFailure(e)))
                 {
                     // A stop signal (or Ctrl+C) during a test: the test's side was reported; the client hears why it ends.
                     tally.TestCutShort();
@@ -105,7 +105,7 @@ internal static class ServerCommand
 
                     throw new OperationCanceledException("The server is stopping.", e, cancellationToken);
                 }
-                catch (Exception e) when (IsClientFailure(e))
+                catch (Exception e) when (ControlAdmission.IsClientFailure(e))
                 {
                     console.Note(test.Kind == ControlClientKind.Iperf3
                         ? $"salvo server: iperf3 client {test.Remote}: test ended: {e.Message}"
@@ -135,9 +135,6 @@ internal static class ServerCommand
         cancellationToken.ThrowIfCancellationRequested();
         return 0;
     }
-
-    /// <summary>What a misbehaving or vanished client makes a test end with; the server goes on to the next one.</summary>
-    private static bool IsClientFailure(Exception e) => e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException;
 
     private static Task RunTestAsync(CliConsole console, AdmittedTest test, IReceiveEngine engine, IPAddress address, double interval, DatagramBackend backend, CancellationToken cancellationToken) => test switch
     {

@@ -62,10 +62,10 @@ internal static class TunnelCommand
         };
         var duration = new Option<double?>("--duration", "-t")
         {
-            Description = "Take the interface down after this many seconds. Defaults to running until Ctrl+C.",
+            Description = "Take the interface down after this many seconds. Defaults to running until Ctrl+C, SIGTERM or SIGHUP.",
         };
         var command = new Command("up",
-            "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C " +
+            "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C, SIGTERM or SIGHUP " +
             "(Linux, root). Status goes to " + StatusFolder + "/NAME for 'salvo tunnel show'.")
         {
             config, name, duration,
