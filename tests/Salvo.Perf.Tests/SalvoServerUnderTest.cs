@@ -54,8 +54,14 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
     /// Starts the server. JSON-stream output (the default) puts one report line per test on stdout and the
     /// listening line on the log; text output puts both on stdout.
     /// </summary>
+    /// <param name="address">-B.</param>
+    /// <param name="oneOff">-1.</param>
+    /// <param name="backend">--backend.</param>
+    /// <param name="format">Text or JSON stream.</param>
+    /// <param name="options">More options, as on the command line.</param>
     public static async Task<SalvoServerUnderTest> StartAsync(
-        IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto, OutputFormat format = OutputFormat.JsonStream)
+        IPAddress? address = null, bool oneOff = false, DatagramBackend backend = DatagramBackend.Auto, OutputFormat format = OutputFormat.JsonStream,
+        IReadOnlyList<string>? options = null)
     {
         var server = new SalvoServerUnderTest();
         var console = new CliConsole(server._syncOutput, server._syncError, isTerminal: false);
@@ -70,6 +76,8 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
         {
             args.Add("--json-stream");
         }
+
+        args.AddRange(options ?? []);
 
         server._run = Task.Run(() => SalvoCli.RunAsync([.. args], console, server._stop.Token));
         for (var i = 0; i < 600 && server.Port == 0; i++)

@@ -120,7 +120,7 @@ public sealed class ServerClientTests
         {
             await garbage.ConnectAsync(IPAddress.Loopback, server.Port);
             await garbage.SendAsync("GET / HTTP/1.0\r\n\r\n"u8.ToArray());
-            Assert.True(await server.WaitForLogAsync("not valid JSON"), server.Log);
+            Assert.True(await server.WaitForLogAsync("a control message is one JSON object per line"), server.Log);
         }
 
         Assert.False(server.Stopped, server.Log);

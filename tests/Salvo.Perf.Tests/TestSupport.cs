@@ -67,3 +67,20 @@ public sealed class TwoCpuLinuxFactAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>A fact that runs Linux commands (ss, ip, kill); skipped with the reason where one is not on PATH.</summary>
+public sealed class LinuxCommandsFactAttribute : FactAttribute
+{
+    public LinuxCommandsFactAttribute(params string[] commands)
+    {
+        var missing = commands.Where(c => !OnPath(c)).ToArray();
+        Skip = !OperatingSystem.IsLinux() ? "Needs Linux."
+            : missing.Length > 0 ? $"Needs {string.Join(", ", missing)} on PATH (Debian: iproute2, procps)."
+            : null;
+    }
+
+    /// <summary>Whether <paramref name="command"/> is an executable file in a folder on PATH.</summary>
+    public static bool OnPath(string command) => (Environment.GetEnvironmentVariable("PATH") ?? string.Empty)
+        .Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+        .Any(folder => File.Exists(Path.Combine(folder, command)));
+}

@@ -9,7 +9,7 @@ internal sealed class CliException : Exception
     /// <summary>Exit code for a run that could not be done (port in use, server unreachable).</summary>
     public const int FailureExitCode = 1;
 
-    /// <summary>Exit code for a run cancelled with Ctrl+C: 128 + SIGINT (2), what shells report for a process SIGINT ended.</summary>
+    /// <summary>Exit code for a run cancelled with Ctrl+C: 128 + SIGINT (2), what shells report for a process SIGINT ended; SIGTERM gives 143 and SIGHUP 129 (<see cref="StopSignal.ExitCode"/>).</summary>
     public const int CancelledExitCode = 130;
 
     public CliException()

@@ -43,7 +43,11 @@ internal static class SalvoCli
     }
 
     /// <summary>Runs <paramref name="args"/>; returns the exit code. Never throws for bad input.</summary>
-    public static async Task<int> RunAsync(string[] args, CliConsole console, CancellationToken cancellationToken = default)
+    /// <param name="args">The command line.</param>
+    /// <param name="console">Where the command writes.</param>
+    /// <param name="cancellationToken">Cancelled to stop the run (a stop signal; in tests, standing for Ctrl+C).</param>
+    /// <param name="stoppedBy">The signal that cancelled <paramref name="cancellationToken"/>, for the exit code; SIGINT when null or when it returns null.</param>
+    public static async Task<int> RunAsync(string[] args, CliConsole console, CancellationToken cancellationToken = default, Func<StopSignal?>? stoppedBy = null)
     {
         ArgumentNullException.ThrowIfNull(args);
         ArgumentNullException.ThrowIfNull(console);
@@ -73,8 +77,9 @@ internal static class SalvoCli
         }
         catch (OperationCanceledException)
         {
-            console.Error.WriteLine("salvo: cancelled");
-            return CliException.CancelledExitCode;
+            var signal = stoppedBy?.Invoke() ?? StopSignal.Interrupt;
+            console.Error.WriteLine($"salvo: cancelled ({signal.Name})");
+            return signal.ExitCode;
         }
         catch (SocketException e)
         {

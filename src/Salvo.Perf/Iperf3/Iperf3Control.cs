@@ -86,6 +86,24 @@ internal sealed class Iperf3Control(Socket socket) : IDisposable
     public Task WriteStateAsync(Iperf3State state, CancellationToken cancellationToken) =>
         _stream.WriteAsync(new[] { (byte)(sbyte)state }, cancellationToken).AsTask();
 
+    /// <summary>
+    /// Writes one state byte when the connection still takes it within <paramref name="timeout"/>, for the last word
+    /// to a client whose test cannot go on (ACCESS_DENIED, SERVER_TERMINATE); false when it did not go out.
+    /// </summary>
+    public async Task<bool> TryWriteStateAsync(Iperf3State state, TimeSpan timeout)
+    {
+        using var deadline = new CancellationTokenSource(timeout);
+        try
+        {
+            await WriteStateAsync(state, deadline.Token).ConfigureAwait(false);
+            return true;
+        }
+        catch (Exception e) when (e is IOException or SocketException or OperationCanceledException or ObjectDisposedException)
+        {
+            return false;
+        }
+    }
+
     /// <summary>Writes <see cref="Iperf3State.ServerError"/> followed by the error's code and errno.</summary>
     public Task WriteErrorAsync(Iperf3Error error, CancellationToken cancellationToken)
     {

@@ -1,61 +1,56 @@
 using System.Diagnostics;
-using System.Net.Sockets;
 using System.Threading.Channels;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
-using Salvo.Perf.Reporting;
 using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Iperf3;
 
 /// <summary>
-/// Serves one stock iperf3 UDP client on <c>salvo server</c>'s port: cookie, parameters, stream set-up
-/// through the server's receive engine, the test, and the results exchange, as iperf3 3.12 runs it.
-/// A refused or broken test ends with a reason on the server's log; the server then takes the next client.
+/// Serves one stock iperf3 UDP client on <c>salvo server</c>'s port in two parts. The handshake (cookie and
+/// parameters) runs before the client has the test slot, bounded by a short deadline, so a client that sends
+/// a cookie and nothing more holds no one up. The test (stream set-up through the server's receive engine, the
+/// test, the results exchange, as iperf3 3.12 runs them) runs once it has the slot. A refused or broken test
+/// ends with a reason on the server's log; the server then takes the next client.
 /// </summary>
 internal static class Iperf3ServerSession
 {
     private static readonly TimeSpan StepTimeout = TimeSpan.FromSeconds(10);
 
     /// <summary>
-    /// Serves the client on <paramref name="client"/>; returns whether it got as far as a test (its parameters were
-    /// accepted), which is what uses up 'salvo server -1'. Cancellation (the server stopping) is thrown.
+    /// Reads the cookie and the parameters within <paramref name="timeout"/> (from now). Returns the parameters,
+    /// or null when they were refused: the client was sent iperf3's error and the reason is logged.
     /// </summary>
-    public static async Task<bool> ServeAsync(CliConsole console, Socket client, IReceiveEngine engine, double interval, CancellationToken cancellationToken)
+    /// <exception cref="InvalidDataException">A malformed cookie or parameters.</exception>
+    /// <exception cref="TimeoutException">The cookie and parameters were not complete in time.</exception>
+    /// <exception cref="EndOfStreamException">The client closed the connection.</exception>
+    public static async Task<Iperf3Parameters?> HandshakeAsync(CliConsole console, Iperf3Control control, TimeSpan timeout, CancellationToken cancellationToken)
     {
-        using var control = new Iperf3Control(client);
-        var accepted = false;
+        var clock = Stopwatch.StartNew();
+        TimeSpan Left() => timeout - clock.Elapsed is var left && left > TimeSpan.Zero ? left : TimeSpan.FromTicks(1);
+        Iperf3Parameters? parameters;
+        Iperf3Error error;
+        string? reason;
         try
         {
-            await RunAsync(console, control, engine, interval, () => accepted = true, cancellationToken).ConfigureAwait(false);
+            if (Iperf3Cookie.Validate(await control.ReadAsync(Iperf3Cookie.Size, Left(), cancellationToken).ConfigureAwait(false)) is { } badCookie)
+            {
+                throw new InvalidDataException(badCookie);
+            }
+
+            await control.WriteStateAsync(Iperf3State.ParamExchange, cancellationToken).ConfigureAwait(false);
+            parameters = Iperf3Parameters.Parse(await control.ReadJsonAsync(Left(), cancellationToken).ConfigureAwait(false), out error, out reason);
         }
-        catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException)
+        catch (TimeoutException)
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            console.Note($"salvo server: iperf3 client {control.Remote}: test ended: {e.Message}");
-        }
-        finally
-        {
-            engine.UnrecognisedDatagrams = null;
+            throw new TimeoutException($"cookie and parameters not complete within {timeout.TotalSeconds:0.#} s (a stock client sends both at once)");
         }
 
-        return accepted;
-    }
-
-    private static async Task RunAsync(CliConsole console, Iperf3Control control, IReceiveEngine engine, double interval, Action accepted, CancellationToken cancellationToken)
-    {
-        if (Iperf3Cookie.Validate(await control.ReadAsync(Iperf3Cookie.Size, StepTimeout, cancellationToken).ConfigureAwait(false)) is { } badCookie)
-        {
-            throw new InvalidDataException(badCookie);
-        }
-
-        await control.WriteStateAsync(Iperf3State.ParamExchange, cancellationToken).ConfigureAwait(false);
-        var parameters = Iperf3Parameters.Parse(await control.ReadJsonAsync(StepTimeout, cancellationToken).ConfigureAwait(false), out var error, out var reason);
         if (parameters is null)
         {
             await control.WriteErrorAsync(error, cancellationToken).ConfigureAwait(false);
             console.Note($"salvo server: refused iperf3 client {control.Remote}: {reason} (the client prints \"{error.Describe()}\")");
-            return;
+            return null;
         }
 
         if (parameters.Ignored.Count > 0)
@@ -63,28 +58,54 @@ internal static class Iperf3ServerSession
             console.Note($"salvo server: iperf3 client {control.Remote}: not applied: {string.Join(", ", parameters.Ignored)} (this server keeps its own socket settings)");
         }
 
-        accepted();
+        return parameters;
+    }
+
+    /// <summary>
+    /// Runs the test the handshake agreed on. When the server stops during it, the side's counts so far are
+    /// reported and the cancellation is thrown; the caller tells the client (SERVER_TERMINATE).
+    /// </summary>
+    public static async Task RunTestAsync(CliConsole console, Iperf3Control control, Iperf3Parameters parameters, IReceiveEngine engine, double interval, CancellationToken cancellationToken)
+    {
         console.Line($"Accepted iperf3 client {control.Remote}: {parameters.Parallel} stream(s) of {parameters.Length} B for {parameters.Seconds} s at " +
             $"{(parameters.BitsPerSecondPerStream == 0 ? "unlimited" : ValueParsers.FormatBits(parameters.BitsPerSecondPerStream) + " per stream")}" +
             $"{(parameters.Reverse ? ", reverse (server sends)" : string.Empty)}");
-        var (sources, sockets) = await AcceptStreamsAsync(control, engine, parameters.Parallel, cancellationToken).ConfigureAwait(false);
-        if (parameters.Reverse)
+        try
         {
+            DatagramAddress[] sources;
+            DatagramSocket[] sockets;
+            try
+            {
+                (sources, sockets) = await AcceptStreamsAsync(control, engine, parameters.Parallel, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception) when (cancellationToken.IsCancellationRequested)
+            {
+                console.Line($"Test with iperf3 client {control.Remote} cut short while its streams were set up: the server is stopping.");
+                throw;
+            }
+
+            if (parameters.Reverse)
+            {
+                await StartAsync(control, cancellationToken).ConfigureAwait(false);
+                await SendAsync(console, control, sockets, parameters, interval, cancellationToken).ConfigureAwait(false);
+                return;
+            }
+
+            // The streams' own sockets only answered the connect datagrams from the server's port: with them closed, the
+            // data reaches the server's receive workers, which count every stream on one thread each.
+            foreach (var socket in sockets)
+            {
+                socket.Dispose();
+            }
+
+            using var streams = new Iperf3EngineStreams(engine, sources, parameters.Counters64);
             await StartAsync(control, cancellationToken).ConfigureAwait(false);
-            await SendAsync(console, control, sockets, parameters, interval, cancellationToken).ConfigureAwait(false);
-            return;
+            await ReceiveAsync(console, control, streams, engine.Backend, parameters, interval, cancellationToken).ConfigureAwait(false);
         }
-
-        // The streams' own sockets only answered the connect datagrams from the server's port: with them closed, the
-        // data reaches the server's receive workers, which count every stream on one thread each.
-        foreach (var socket in sockets)
+        finally
         {
-            socket.Dispose();
+            engine.UnrecognisedDatagrams = null;
         }
-
-        using var streams = new Iperf3EngineStreams(engine, sources, parameters.Counters64);
-        await StartAsync(control, cancellationToken).ConfigureAwait(false);
-        await ReceiveAsync(console, control, streams, engine.Backend, parameters, interval, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -164,16 +185,25 @@ internal static class Iperf3ServerSession
     {
         var cpuStart = CpuClock.Process();
         var clock = Stopwatch.StartNew();
+        var counters = streams.Streams;
         var end = control.ExpectStateAsync(Iperf3State.TestEnd, TimeSpan.FromSeconds(parameters.Seconds + 30), cancellationToken);
-        await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
+        try
         {
-            var counts = streams.Streams.Select(s => s.Counts).ToArray();
-            return (counts.Sum(c => c.Datagrams), counts.Sum(c => c.Bytes), counts.Sum(c => c.Lost), counts.Average(c => c.JitterNanoseconds) / 1000);
-        }, end).ConfigureAwait(false);
-        await end.ConfigureAwait(false);
+            await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
+            {
+                var counts = counters.Select(s => s.Counts).ToArray();
+                return (counts.Sum(c => c.Datagrams), counts.Sum(c => c.Bytes), counts.Sum(c => c.Lost), counts.Average(c => c.JitterNanoseconds) / 1000);
+            }, end).ConfigureAwait(false);
+            await end.ConfigureAwait(false);
+        }
+        catch (Exception) when (cancellationToken.IsCancellationRequested)
+        {
+            ReportCutShort(console, control, reverse: false, Iperf3Sides.Receiver(counters, null, Math.Max(clock.Elapsed.TotalSeconds, 1e-3), CpuClock.Process() - cpuStart, backend));
+            throw;
+        }
+
         var seconds = Math.Min(clock.Elapsed.TotalSeconds, parameters.Seconds);
         var cpu = CpuClock.Process() - cpuStart;
-        var counters = streams.Streams;
         var peer = await ExchangeResultsAsync(control, p =>
         {
             var sent = Iperf3Sides.MatchStreams(p, counters.Count);
@@ -197,6 +227,12 @@ internal static class Iperf3ServerSession
             var end = control.ExpectStateAsync(Iperf3State.TestEnd, TimeSpan.FromSeconds(parameters.Seconds + 30), cancellationToken);
             await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), end).ConfigureAwait(false);
             await end.ConfigureAwait(false);
+        }
+        catch (Exception) when (cancellationToken.IsCancellationRequested)
+        {
+            sender.Dispose();
+            ReportCutShort(console, control, reverse: true, TrafficReports.Sender(sender, Math.Max(clock.Elapsed.TotalSeconds, 1e-3), CpuClock.Process() - cpuStart));
+            throw;
         }
         finally
         {
@@ -226,10 +262,9 @@ internal static class Iperf3ServerSession
         return peer;
     }
 
-    private static void Report(CliConsole console, Iperf3Control control, bool reverse, SideReport local, SideReport peer)
-    {
-        var report = new ServerTestReport("server", EnvironmentInfo.Capture(), control.Remote.ToString(), reverse, local, peer);
-        console.Document(report, PerfJson.Indented.ServerTestReport, PerfJson.Compact.ServerTestReport);
-        TrafficReports.PrintSummary(console, local, peer);
-    }
+    private static void ReportCutShort(CliConsole console, Iperf3Control control, bool reverse, SideReport local) =>
+        TrafficReports.ServerCutShort(console, control.Remote.ToString(), reverse, local, "iperf3 client ");
+
+    private static void Report(CliConsole console, Iperf3Control control, bool reverse, SideReport local, SideReport peer) =>
+        TrafficReports.ServerReport(console, control.Remote.ToString(), reverse, local, peer);
 }

@@ -33,16 +33,30 @@ internal static class LoopbackCommand
         return command;
     }
 
-    /// <summary>Runs the measurement and prints it; returns the exit code.</summary>
+    /// <summary>
+    /// Runs the measurement and prints it; returns the exit code. A stop signal mid-run prints the table of the points
+    /// measured so far, then ends the run as cancelled (exit 128 + the signal's number).
+    /// </summary>
     public static int Run(CliConsole console, LoopbackRunOptions run, CancellationToken cancellationToken)
     {
-        var report = Measure(console, run, cancellationToken);
+        var report = Measure(console, run, cancellationToken, partialWhenStopped: true);
+        if (cancellationToken.IsCancellationRequested)
+        {
+            var total = run.Repetitions * run.PayloadBytes.Count * run.Methods.Count;
+            console.Note($"salvo loopback: stopped after {report.Samples.Count} of {total} points; the report holds those.");
+        }
+
         Print(console, report);
+        cancellationToken.ThrowIfCancellationRequested();
         return 0;
     }
 
     /// <summary>Runs the points with progress on <paramref name="console"/> and returns the report.</summary>
-    public static LoopbackReport Measure(CliConsole console, LoopbackRunOptions run, CancellationToken cancellationToken)
+    /// <param name="console">Where progress goes.</param>
+    /// <param name="run">What to measure.</param>
+    /// <param name="cancellationToken">Stops the run.</param>
+    /// <param name="partialWhenStopped">When the run is stopped after at least one point, return those points instead of throwing.</param>
+    public static LoopbackReport Measure(CliConsole console, LoopbackRunOptions run, CancellationToken cancellationToken, bool partialWhenStopped = false)
     {
         var environment = EnvironmentInfo.Capture();
         var settings = new LoopbackSettings(
@@ -50,6 +64,8 @@ internal static class LoopbackCommand
             run.Repetitions, run.SenderCpu is not null, run.SenderCpu, run.ReceiverCpu, run.SocketBufferBytes,
             run.SenderCpu is null ? PinNote(run) : null, run.Address.ToString(), run.Backend, run.Connected);
         var runner = new LoopbackRunner(run);
+        var measured = new List<LoopbackSample>();
+        runner.PointDone += (sample, _, _) => measured.Add(sample);
         runner.PointDone += (sample, index, total) =>
         {
             console.Event(new LoopbackPointEvent("point", index, total, sample), PerfJson.Compact.LoopbackPointEvent);
@@ -59,6 +75,26 @@ internal static class LoopbackCommand
             }
         };
 
+        IReadOnlyList<LoopbackSample> samples;
+        try
+        {
+            samples = RunPoints(console, run, runner, settings, cancellationToken);
+        }
+        catch (OperationCanceledException) when (partialWhenStopped && cancellationToken.IsCancellationRequested && measured.Count > 0)
+        {
+            samples = measured;
+        }
+
+        if (runner.PinFailure is { } failure)
+        {
+            settings = settings with { Pinned = false, PinNote = failure };
+        }
+
+        return new LoopbackReport("loopback", environment, settings, LoopbackResult.Summarize(samples, run.Methods), samples, EnvironmentInfo.ReadLoadAverage());
+    }
+
+    private static IReadOnlyList<LoopbackSample> RunPoints(CliConsole console, LoopbackRunOptions run, LoopbackRunner runner, LoopbackSettings settings, CancellationToken cancellationToken)
+    {
         IReadOnlyList<LoopbackSample> samples;
         if (console.IsLive)
         {
@@ -87,12 +123,7 @@ internal static class LoopbackCommand
             samples = runner.Run(cancellationToken);
         }
 
-        if (runner.PinFailure is { } failure)
-        {
-            settings = settings with { Pinned = false, PinNote = failure };
-        }
-
-        return new LoopbackReport("loopback", environment, settings, LoopbackResult.Summarize(samples, run.Methods), samples, EnvironmentInfo.ReadLoadAverage());
+        return samples;
     }
 
     /// <summary>Prints the summary table (text) or the document (JSON).</summary>

@@ -29,18 +29,19 @@ internal sealed class SockperfReporter : IDisposable
         $"{Format.Count(openConnections)} TCP connection(s) open";
 
     /// <summary>The line printed when the server stops.</summary>
-    public static string TotalLine(SockperfTotals totals, long connections) =>
+    public static string TotalLine(SockperfTotals totals, long connections, long refused, long closedIdle) =>
         $"sockperf total: {Format.Count(totals.Messages)} messages received and handled, {Format.Count(totals.Replies)} replies, " +
         $"{Format.Count(totals.Warmups)} warm-up, {Format.Count(totals.Ignored)} ignored (no client flag), " +
-        $"{Format.Count(totals.Malformed)} malformed, {Format.Count(connections)} TCP connection(s)";
+        $"{Format.Count(totals.Malformed)} malformed, {Format.Count(connections)} TCP connection(s), " +
+        $"{Format.Count(refused)} refused over the cap, {Format.Count(closedIdle)} closed idle";
 
     public void Dispose()
     {
         _ticker.Dispose();
         var totals = _service.Snapshot();
-        if (totals != default || _service.Connections > 0)
+        if (totals != default || _service.Connections > 0 || _service.Refused > 0)
         {
-            _console.Line(TotalLine(totals, _service.Connections));
+            _console.Line(TotalLine(totals, _service.Connections, _service.Refused, _service.ClosedIdle));
         }
     }
 

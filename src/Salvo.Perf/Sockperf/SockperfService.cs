@@ -14,14 +14,37 @@ internal sealed class SockperfService
     private readonly Lock _lock = new();
     private SockperfTotals _closedConnections;
     private long _connections;
+    private long _refused;
+    private long _closedIdle;
+    private ThrottledNote? _refusalNote;
 
-    public SockperfService(int udpWorkers)
+    /// <param name="udpWorkers">The server's UDP receive workers, one counter set each.</param>
+    /// <param name="maxConnections">TCP connections served at once; one more is refused.</param>
+    /// <param name="idleTimeout">A TCP connection with nothing received for this long is closed; zero = never.</param>
+    public SockperfService(int udpWorkers, int maxConnections = 1024, TimeSpan idleTimeout = default)
     {
         _udpWorkers = Enumerable.Range(0, udpWorkers).Select(_ => new SockperfCounters()).ToArray();
+        MaxConnections = maxConnections;
+        IdleTimeout = idleTimeout;
     }
+
+    /// <summary>TCP connections served at once (--sockperf-max-connections).</summary>
+    public int MaxConnections { get; }
+
+    /// <summary>How long a TCP connection may send nothing before it is closed; zero = never (--sockperf-idle-timeout).</summary>
+    public TimeSpan IdleTimeout { get; }
+
+    /// <summary>TCP connections refused because <see cref="MaxConnections"/> were open.</summary>
+    public long Refused => Interlocked.Read(ref _refused);
+
+    /// <summary>TCP connections closed after <see cref="IdleTimeout"/> without a byte.</summary>
+    public long ClosedIdle => Interlocked.Read(ref _closedIdle);
 
     /// <summary>Where logs go (connections opened and closed, bad input).</summary>
     public required CliConsole Console { get; init; }
+
+    /// <summary>Where refusals over the cap are logged: at most one line a second, a flood of connections must not flood the log.</summary>
+    public ThrottledNote RefusalNote => LazyInitializer.EnsureInitialized(ref _refusalNote, () => new ThrottledNote(Console, TimeSpan.FromSeconds(1)));
 
     /// <summary>TCP connections open now.</summary>
     public int OpenConnections
@@ -61,18 +84,30 @@ internal sealed class SockperfService
         return true;
     }
 
-    /// <summary>Counters for a new TCP connection; give them back with <see cref="CloseConnection"/>.</summary>
-    public SockperfCounters OpenConnection()
+    /// <summary>
+    /// Counters for a new TCP connection, to give back with <see cref="CloseConnection"/>; null (and counted as
+    /// refused) when <see cref="MaxConnections"/> are open already.
+    /// </summary>
+    public SockperfCounters? TryOpenConnection()
     {
         var counters = new SockperfCounters();
         lock (_lock)
         {
+            if (_openConnections.Count >= MaxConnections)
+            {
+                Interlocked.Increment(ref _refused);
+                return null;
+            }
+
             _openConnections.Add(counters);
         }
 
         Interlocked.Increment(ref _connections);
         return counters;
     }
+
+    /// <summary>Counts a connection closed for sending nothing for <see cref="IdleTimeout"/>.</summary>
+    public void CountIdleClose() => Interlocked.Increment(ref _closedIdle);
 
     /// <summary>Folds a closed connection's counts into the totals.</summary>
     public void CloseConnection(SockperfCounters counters)

@@ -1,110 +1,162 @@
 using System.Net.Sockets;
-using System.Threading.Channels;
+using Salvo.Perf.Cli;
 using Salvo.Perf.Traffic;
 
 namespace Salvo.Perf.Sockperf;
 
 /// <summary>
-/// Accepts on <c>salvo server</c>'s TCP port and looks at each connection's first bytes (MSG_PEEK, so
-/// nothing is consumed): a sockperf client is served on its own task, anything else is handed, untouched,
-/// to the control loop through <see cref="AcceptAsync"/> with what its first byte says it is (Salvo, iperf3, or
-/// silent), so that loop neither peeks again nor waits a second time for a peer that sends nothing. Each connection is sorted on its own task
-/// because a sockperf 3.7 TCP client connects and then waits 2 s before its first message (seen on the
-/// wire), which must not hold up the next client.
+/// Accepts on <c>salvo server</c>'s TCP port, in a loop that outlives any one failed accept, and looks at each
+/// connection's first bytes (MSG_PEEK, so nothing is consumed) on the connection's own task: a sockperf client is
+/// served there, anything else is handed, untouched, to the control handler with what its first byte says it is
+/// (Salvo, iperf3, or silent), so that the handler neither peeks again nor waits a second time for a peer that
+/// sends nothing. Sorting per connection matters because a sockperf 3.7 TCP client connects and then waits 2 s
+/// before its first message (seen on the wire), which must not hold up the next client. At most
+/// <see cref="ServerLimits.MaxPending"/> connections are sorted or in their handshake at once; one more is closed
+/// at once, counted and logged.
 /// </summary>
 internal sealed class SockperfTcpDiverter : IDisposable
 {
-    /// <summary>How long a connection may stay silent before it goes to the control loop as <see cref="ControlClientKind.Silent"/>.</summary>
-    public static readonly TimeSpan SortTimeout = TimeSpan.FromSeconds(10);
-
     /// <summary>Between peeks while fewer than a header's bytes have arrived.</summary>
     private static readonly TimeSpan PeekRetry = TimeSpan.FromMilliseconds(10);
 
+    /// <summary>After an accept fails (EMFILE when the descriptors run out): the connections waiting in the backlog are not lost, only delayed.</summary>
+    private static readonly TimeSpan AcceptRetry = TimeSpan.FromMilliseconds(100);
+
     private readonly Socket _listener;
     private readonly SockperfService _service;
+    private readonly ServerLimits _limits;
+    private readonly ServerTally _tally;
+    private readonly Func<Socket, ControlClientKind, CancellationToken, Task> _control;
+    private readonly ThrottledNote _overLimit;
+    private readonly ThrottledNote _acceptFailed;
     private readonly CancellationTokenSource _stop;
-    private readonly Channel<(Socket Socket, ControlClientKind Kind)> _others = Channel.CreateBounded<(Socket, ControlClientKind)>(4);
+    private readonly HashSet<Task> _connections = [];
+    private readonly Lock _lock = new();
     private readonly Task _acceptLoop;
+    private int _pending;
 
-    public SockperfTcpDiverter(Socket listener, SockperfService service, CancellationToken cancellationToken)
+    /// <param name="listener">The listening TCP socket.</param>
+    /// <param name="service">Serves the sockperf connections.</param>
+    /// <param name="limits">The sorting time and the cap on connections waiting.</param>
+    /// <param name="tally">Counts the connections closed over the cap.</param>
+    /// <param name="control">Takes every other connection, through its handshake; the connection counts as waiting until it returns.</param>
+    /// <param name="console">Where refusals are logged.</param>
+    /// <param name="cancellationToken">Stops accepting and every connection still being sorted or served.</param>
+    public SockperfTcpDiverter(Socket listener, SockperfService service, ServerLimits limits, ServerTally tally,
+        Func<Socket, ControlClientKind, CancellationToken, Task> control, CliConsole console, CancellationToken cancellationToken)
     {
         _listener = listener;
         _service = service;
+        _limits = limits;
+        _tally = tally;
+        _control = control;
+        _overLimit = new ThrottledNote(console, TimeSpan.FromSeconds(1));
+        _acceptFailed = new ThrottledNote(console, TimeSpan.FromSeconds(1));
         _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         _acceptLoop = Task.Run(AcceptLoopAsync, CancellationToken.None);
     }
 
-    /// <summary>The next connection that is not sockperf's, and who opened it.</summary>
-    /// <exception cref="OperationCanceledException">The server is stopping.</exception>
-    public async Task<(Socket Socket, ControlClientKind Kind)> AcceptAsync(CancellationToken cancellationToken)
-    {
-        try
-        {
-            return await _others.Reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (ChannelClosedException e)
-        {
-            throw new OperationCanceledException("The listener stopped.", e, cancellationToken);
-        }
-    }
-
+    /// <summary>Stops accepting and waits (at most 5 s) for every connection's task, so each client gets its last word.</summary>
     public void Dispose()
     {
         _stop.Cancel();
         _acceptLoop.Wait(TimeSpan.FromSeconds(5));
-        while (_others.Reader.TryRead(out var other))
+        Task[] connections;
+        lock (_lock)
         {
-            other.Socket.Dispose();
+            connections = [.. _connections];
         }
 
+        Task.WaitAll(connections, TimeSpan.FromSeconds(5));
         _stop.Dispose();
     }
 
     private async Task AcceptLoopAsync()
     {
-        try
+        while (!_stop.IsCancellationRequested)
         {
-            while (!_stop.IsCancellationRequested)
+            Socket socket;
+            try
             {
-                var socket = await _listener.AcceptAsync(_stop.Token).ConfigureAwait(false);
-                _ = Task.Run(() => HandOnAsync(socket), CancellationToken.None);
+                socket = await _listener.AcceptAsync(_stop.Token).ConfigureAwait(false);
             }
+            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
+            {
+                return;
+            }
+            catch (SocketException e)
+            {
+                _acceptFailed.Write($"salvo server: accepting a TCP connection failed: {e.Message} ({e.SocketErrorCode}); trying again");
+                await Task.Delay(AcceptRetry, CancellationToken.None).ConfigureAwait(false);
+                continue;
+            }
+
+            if (Interlocked.Increment(ref _pending) > _limits.MaxPending)
+            {
+                Interlocked.Decrement(ref _pending);
+                _tally.Refused(ServerTally.Refusal.OverLimit);
+                _overLimit.Write($"salvo server: refused {socket.RemoteEndPoint}: {_limits.MaxPending:N0} connections are waiting for their first message or handshake; closed at once");
+                socket.Dispose();
+                continue;
+            }
+
+            Track(Task.Run(() => HandOnAsync(socket), CancellationToken.None));
         }
-        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
+    }
+
+    private void Track(Task connection)
+    {
+        lock (_lock)
         {
-            // Stopping, or the listener closed under us.
+            _connections.Add(connection);
         }
-        finally
-        {
-            _others.Writer.TryComplete();
-        }
+
+        connection.ContinueWith(
+            t =>
+            {
+                lock (_lock)
+                {
+                    _connections.Remove(t);
+                }
+            },
+            CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
     }
 
     private async Task HandOnAsync(Socket socket)
     {
+        var pending = true;
         try
         {
-            var kind = await SortAsync(socket, _stop.Token).ConfigureAwait(false);
+            var kind = await SortAsync(socket, _limits.SortTimeout, _stop.Token).ConfigureAwait(false);
             if (kind is null)
             {
+                Interlocked.Decrement(ref _pending);
+                pending = false;
                 await SockperfTcpConnection.ServeAsync(socket, _service, _stop.Token).ConfigureAwait(false);
                 return;
             }
 
-            await _others.Writer.WriteAsync((socket, kind.Value), _stop.Token).ConfigureAwait(false);
+            await _control(socket, kind.Value, _stop.Token).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException or ChannelClosedException)
+        catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
         {
             socket.Dispose();
+        }
+        finally
+        {
+            if (pending)
+            {
+                Interlocked.Decrement(ref _pending);
+            }
         }
     }
 
     /// <summary>Null for a sockperf client, else who opened the connection.</summary>
-    private static async Task<ControlClientKind?> SortAsync(Socket socket, CancellationToken stop)
+    private static async Task<ControlClientKind?> SortAsync(Socket socket, TimeSpan timeout, CancellationToken stop)
     {
         var first = new byte[SockperfHeader.Size];
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(stop);
-        deadline.CancelAfter(SortTimeout);
+        deadline.CancelAfter(timeout);
         try
         {
             while (true)
@@ -120,7 +172,7 @@ internal sealed class SockperfTcpDiverter : IDisposable
 
                 if (peeked == 0)
                 {
-                    // Closed before a byte: the control loop reads the end of the stream at once and says so.
+                    // Closed before a byte: the control handler reads the end of the stream at once and says so.
                     return ControlClientKind.Salvo;
                 }
 

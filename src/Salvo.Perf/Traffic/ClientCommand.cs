@@ -77,13 +77,23 @@ internal static class ClientCommand
         {
             var target = new IPEndPoint(server, ready.UdpPort.Value);
             using var sender = new TrafficSender(bind, Enumerable.Repeat(target, settings.Parallel).ToArray(), settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds, settings.Backend);
+            // The control connection is read while sending: a server that stops mid-test says why at once (an
+            // error), and the test ends then instead of sending into nothing for the rest of -t.
+            var reply = Receive(channel, TimeSpan.FromSeconds(settings.DurationSeconds + 40), cancellationToken);
             sender.Start();
             var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(settings.DurationSeconds + 10)), cancellationToken);
-            await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), finished).ConfigureAwait(false);
+            await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), Task.WhenAny(finished, reply)).ConfigureAwait(false);
+            if (!finished.IsCompleted)
+            {
+                sender.Dispose();
+                var early = await reply.ConfigureAwait(false);
+                throw Stopped(early, "waiting for the test to end");
+            }
+
             sent = TrafficReports.Sender(sender, clock.Elapsed.TotalSeconds, CpuClock.Process() - cpuStart);
             await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow), cancellationToken).ConfigureAwait(false);
-            var result = await Receive(channel, TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
-            received = result.Side ?? throw new CliException($"the server answered '{result.Type}' without its counts.", CliException.FailureExitCode);
+            var result = await reply.ConfigureAwait(false);
+            received = result.Side ?? throw Stopped(result, "its counts");
         }
         else
         {
@@ -96,7 +106,7 @@ internal static class ClientCommand
             var message = await done.ConfigureAwait(false);
             if (message.Type != "done" || message.Sent is null)
             {
-                throw new CliException($"the server answered '{message.Type}' instead of done.", CliException.FailureExitCode);
+                throw Stopped(message, "done");
             }
 
             await TrafficReports.DrainAsync(engine, message.Sent, cancellationToken).ConfigureAwait(false);
@@ -133,6 +143,11 @@ internal static class ClientCommand
             throw new CliException($"cannot reach salvo server at {host}:{port}: {why}", CliException.FailureExitCode);
         }
     }
+
+    /// <summary>The error for a message that is not the one the test waits for: the server's reason when it sent one.</summary>
+    private static CliException Stopped(ControlMessage message, string expected) => message.Type == "error"
+        ? new CliException($"the server stopped the test: {message.Reason}", CliException.FailureExitCode)
+        : new CliException($"the server answered '{message.Type}' instead of {expected}.", CliException.FailureExitCode);
 
     private static async Task<ControlMessage> Receive(ControlChannel channel, TimeSpan timeout, CancellationToken cancellationToken)
     {

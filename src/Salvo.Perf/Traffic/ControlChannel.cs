@@ -78,7 +78,7 @@ internal sealed class ControlChannel(Socket socket) : IDisposable
         }
         catch (JsonException e)
         {
-            throw new InvalidDataException($"control message is not valid JSON: {e.Message}", e);
+            throw new InvalidDataException(ControlLineErrors.Describe(e, line), e);
         }
 
         if (message is null || string.IsNullOrEmpty(message.Type))
@@ -93,6 +93,37 @@ internal sealed class ControlChannel(Socket socket) : IDisposable
         }
 
         return message;
+    }
+
+    /// <summary>
+    /// Sends an error with <paramref name="reason"/> (which the client prints) and closes without losing it: the
+    /// sending half is shut first, then what the client still sends is read and dropped until it closes too, for at
+    /// most <paramref name="linger"/> and 64 KiB. Closing with unread input would send a reset instead of the reply
+    /// (RFC 1122 4.2.2.13), which a client sending a long line would meet before reading the error. Never throws.
+    /// </summary>
+    public async Task RefuseAsync(string reason, TimeSpan linger)
+    {
+        using var deadline = new CancellationTokenSource(linger);
+        try
+        {
+            await SendAsync(new ControlMessage("error", Reason: reason), deadline.Token).ConfigureAwait(false);
+            _stream.Socket.Shutdown(SocketShutdown.Send);
+            var sink = new byte[4096];
+            for (var drained = 0; drained < 64 * 1024;)
+            {
+                var read = await _stream.ReadAsync(sink, deadline.Token).ConfigureAwait(false);
+                if (read == 0)
+                {
+                    break;
+                }
+
+                drained += read;
+            }
+        }
+        catch (Exception e) when (e is IOException or SocketException or OperationCanceledException or ObjectDisposedException)
+        {
+            // The client went first, or lingers past the limit: the error was sent as far as it could be.
+        }
     }
 
     public void Dispose() => _stream.Dispose();

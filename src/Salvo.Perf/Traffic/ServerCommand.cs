@@ -4,8 +4,8 @@ using System.Net;
 using System.Net.Sockets;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Echo;
+using Salvo.Perf.Iperf3;
 using Salvo.Perf.Measurement;
-using Salvo.Perf.Reporting;
 using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Traffic;
@@ -13,8 +13,6 @@ namespace Salvo.Perf.Traffic;
 /// <summary><c>salvo server</c>: iperf3-style test server (TCP control and UDP data on one port number); also answers rr requests.</summary>
 internal static class ServerCommand
 {
-    private static readonly TimeSpan HelloTimeout = TimeSpan.FromSeconds(10);
-
     public static Command Create(CliConsole console)
     {
         var port = CommonOptions.Port(0);
@@ -23,7 +21,12 @@ internal static class ServerCommand
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one test, then exit. Only a client that completes the control handshake counts: a connection that sends nothing " +
-                "(a port scan, nc -z) or garbage is closed with the reason logged, within 10 s, and the server keeps waiting. Defaults to serving until Ctrl+C." };
+                "(a port scan, nc -z) or garbage is closed with the reason logged, within 10 s, and the server keeps waiting. Defaults to serving until Ctrl+C or SIGTERM." };
+        var defaults = new ServerLimits();
+        var sockperfIdle = CommonOptions.Seconds("--sockperf-idle-timeout", null, defaults.SockperfIdleTimeout.TotalSeconds,
+            "A sockperf TCP connection that makes no progress this long (nothing received, or its answers left unread) is closed, counted and logged; 0 = never.", allowZero: true);
+        var sockperfMax = CommonOptions.Int("--sockperf-max-connections", null, "COUNT", defaults.SockperfMaxConnections, 1, 65_536,
+            "sockperf TCP connections served at once; one more is closed at once, counted and logged.");
         var echo = new EchoOptionSet();
         var command = new Command("server",
             "Waits for 'salvo client' tests (TCP control on --port, UDP data on the same port number), one test at a time. " +
@@ -31,83 +34,124 @@ internal static class ServerCommand
             "(ping-pong, under-load, throughput; UDP and TCP) and 'salvo rr --server' requests. With --echo it is an RFC 862 " +
             "echo service instead.")
         {
-            port, bind, workers, interval, oneOff, backend,
+            port, bind, workers, interval, oneOff, backend, sockperfIdle, sockperfMax,
         };
         echo.AddTo(command);
-        command.SetAction((parse, cancellationToken) => echo.Read(parse, oneOff) is { } echoSettings
-            ? EchoCommand.RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"), parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings with { Backend = BackendOption.Read(parse, backend) }, cancellationToken)
-            : RunAsync(console, CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind"),
-            parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken));
+        command.SetAction((parse, cancellationToken) =>
+        {
+            var address = CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind");
+            if (echo.Read(parse, oneOff) is { } echoSettings)
+            {
+                RefuseWithEcho(parse, sockperfIdle);
+                RefuseWithEcho(parse, sockperfMax);
+                return EchoCommand.RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings with { Backend = BackendOption.Read(parse, backend) }, cancellationToken);
+            }
+
+            var limits = defaults with
+            {
+                SockperfIdleTimeout = TimeSpan.FromSeconds(parse.GetValue(sockperfIdle)),
+                SockperfMaxConnections = parse.GetValue(sockperfMax),
+            };
+            return RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken, limits);
+        });
         return command;
     }
 
+    /// <summary>
+    /// Runs the test server until <paramref name="cancellationToken"/> (a stop signal) or, with <paramref name="oneOff"/>, the
+    /// end of its one test. A stop cuts the test in progress short: its counts so far are reported and the client is told
+    /// in its own protocol. The totals line is printed however the server ends.
+    /// </summary>
     public static async Task<int> RunAsync(
-        CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, DatagramBackend backend, CancellationToken cancellationToken)
+        CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, DatagramBackend backend, CancellationToken cancellationToken,
+        ServerLimits? limits = null)
     {
-        var sockperf = new SockperfService(workers) { Console = console };
+        limits ??= new ServerLimits();
+        var tally = new ServerTally();
+        var sockperf = new SockperfService(workers, limits.SockperfMaxConnections, limits.SockperfIdleTimeout) { Console = console };
         var (engine, listener) = Open(address, port, workers, backend, sockperf);
         using var engineScope = engine;
         using var listenerScope = listener;
         using var sockperfReporter = new SockperfReporter(console, sockperf, interval);
-        using var diverter = new SockperfTcpDiverter(listener, sockperf, cancellationToken);
+        using var admission = new ControlAdmission(console, tally, limits);
+        using var diverter = new SockperfTcpDiverter(listener, sockperf, limits, tally, admission.AdmitAsync, console, cancellationToken);
         console.Line($"salvo server listening on {engine.LocalEndPoint} (TCP control, UDP data, {workers} receive worker(s), {engine.Backend} backend)");
         if (console.Format != OutputFormat.Text)
         {
             console.Note($"salvo server: listening on {engine.LocalEndPoint}");
         }
-        // With -1 only a client that completes the handshake uses up the one test: a port scan or a bare
-        // connect (nc -z) is rejected like any other bad client and the server keeps waiting.
-        var served = false;
-        do
+
+        try
         {
-            // Ctrl+C while waiting or during a test ends the command as cancelled (exit 130, as in loopback);
-            // the sockets close on the way out, so a client mid-test sees the connection end.
-            var (client, kind) = await diverter.AcceptAsync(cancellationToken).ConfigureAwait(false);
-            if (kind == ControlClientKind.Silent)
+            // With -1 only a client that completes the handshake uses up the one test: a port scan or a bare
+            // connect (nc -z) is rejected like any other bad client and the server keeps waiting.
+            var served = false;
+            do
             {
-                console.Note($"salvo server: rejected {client.RemoteEndPoint}: sent nothing within {SockperfTcpDiverter.SortTimeout.TotalSeconds:0} s; waiting for the next client");
-                client.Dispose();
-                continue;
-            }
-
-            if (kind == ControlClientKind.Iperf3)
-            {
-                served = await Iperf3.Iperf3ServerSession.ServeAsync(console, client, engine, interval, cancellationToken).ConfigureAwait(false) || served;
-                continue;
-            }
-
-            using var channel = new ControlChannel(client);
-            try
-            {
-                var hello = await ReceiveHelloAsync(channel, cancellationToken).ConfigureAwait(false);
+                using var test = await admission.NextAsync(cancellationToken).ConfigureAwait(false);
                 served = true;
-                await ServeAsync(console, channel, hello, engine, address, interval, backend, cancellationToken).ConfigureAwait(false);
+                tally.TestStarted(test.Kind);
+                try
+                {
+                    await RunTestAsync(console, test, engine, address, interval, backend, cancellationToken).ConfigureAwait(false);
+                }
+                catch (Exception e) when (cancellationToken.IsCancellationRequested && (e is OperationCanceledException || ControlAdmission.IsClientFailure(e)))
+                {
+                    // A stop signal (or Ctrl+C) during a test: the test's side was reported; the client hears why it ends.
+                    tally.TestCutShort();
+                    await test.SayStoppingAsync().ConfigureAwait(false);
+                    if (e is OperationCanceledException)
+                    {
+                        throw;
+                    }
+
+                    throw new OperationCanceledException("The server is stopping.", e, cancellationToken);
+                }
+                catch (Exception e) when (ControlAdmission.IsClientFailure(e))
+                {
+                    console.Note(test.Kind == ControlClientKind.Iperf3
+                        ? $"salvo server: iperf3 client {test.Remote}: test ended: {e.Message}"
+                        : $"salvo server: rejected {test.Remote}: {e.Message}");
+                    engine.EndTest();
+                }
+                finally
+                {
+                    admission.Release();
+                }
             }
-            catch (Exception e) when (e is InvalidDataException or TimeoutException or EndOfStreamException or IOException or SocketException)
+            while (!(oneOff && served) && !cancellationToken.IsCancellationRequested);
+        }
+        finally
+        {
+            // On stdout with the text reports; on stderr beside JSON, which keeps stdout to the documents.
+            if (console.Format == OutputFormat.Text)
             {
-                // A socket error that Ctrl+C caused is the cancellation, not the client's fault.
-                cancellationToken.ThrowIfCancellationRequested();
-                console.Note($"salvo server: rejected {channel.Remote}: {e.Message}{(served ? string.Empty : "; waiting for the next client")}");
-                engine.EndTest();
+                console.Line(tally.TotalLine());
+            }
+            else
+            {
+                console.Note($"salvo {tally.TotalLine()}");
             }
         }
-        while (!(oneOff && served) && !cancellationToken.IsCancellationRequested);
 
         cancellationToken.ThrowIfCancellationRequested();
         return 0;
     }
 
-    /// <summary>The client's hello, within <see cref="HelloTimeout"/>; a bad one is answered with an error and thrown.</summary>
-    private static async Task<ControlMessage> ReceiveHelloAsync(ControlChannel channel, CancellationToken cancellationToken)
+    private static Task RunTestAsync(CliConsole console, AdmittedTest test, IReceiveEngine engine, IPAddress address, double interval, DatagramBackend backend, CancellationToken cancellationToken) => test switch
     {
-        var hello = await channel.ReceiveAsync(HelloTimeout, cancellationToken).ConfigureAwait(false);
-        if (hello.ValidateHello() is { } reason)
-        {
-            await channel.SendAsync(new ControlMessage("error", Reason: reason), cancellationToken).ConfigureAwait(false);
-            throw new InvalidDataException(reason);
-        }
+        Iperf3AdmittedTest iperf3 => Iperf3ServerSession.RunTestAsync(console, iperf3.Control, iperf3.Parameters, engine, interval, cancellationToken),
+        SalvoAdmittedTest salvo => ServeAsync(console, salvo.Channel, salvo.Hello, engine, address, interval, backend, cancellationToken),
+        _ => throw new InvalidOperationException($"no test runner for {test.GetType().Name}"),
+    };
 
-        return hello;
+    /// <summary>Server-only options given with --echo are refused naming them, as --echo-rate is without --echo.</summary>
+    private static void RefuseWithEcho(ParseResult parse, Option option)
+    {
+        if (parse.GetResult(option) is { Implicit: false })
+        {
+            throw new CliException($"{option.Name}: does not apply to --echo (it sets a limit of the test server).");
+        }
     }
 
     private static async Task ServeAsync(
@@ -125,12 +169,23 @@ internal static class ServerCommand
             engine.BeginTest();
             await channel.SendAsync(new ControlMessage("ready", UdpPort: engine.LocalEndPoint.Port), cancellationToken).ConfigureAwait(false);
             var done = channel.ReceiveAsync(TimeSpan.FromSeconds(duration + 30), cancellationToken);
-            await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
+            ControlMessage message;
+            try
             {
-                var t = engine.Snapshot();
-                return (t.Datagrams, t.Bytes, t.Lost, t.JitterMicroseconds);
-            }, done).ConfigureAwait(false);
-            var message = await done.ConfigureAwait(false);
+                await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
+                {
+                    var t = engine.Snapshot();
+                    return (t.Datagrams, t.Bytes, t.Lost, t.JitterMicroseconds);
+                }, done).ConfigureAwait(false);
+                message = await done.ConfigureAwait(false);
+            }
+            catch (Exception) when (cancellationToken.IsCancellationRequested)
+            {
+                TrafficReports.ServerCutShort(console, channel.Remote.ToString(), reverse, TrafficReports.Receiver(engine.Snapshot(), Math.Max(clock.Elapsed.TotalSeconds, 1e-3), CpuClock.Process() - cpuStart, engine.Backend));
+                engine.EndTest();
+                throw;
+            }
+
             if (message.Type != "done" || message.Sent is null || message.Sent.Length > ControlMessage.MaxParallel)
             {
                 throw new InvalidDataException($"expected a done message with sent counts, got '{message.Type}'");
@@ -148,17 +203,25 @@ internal static class ServerCommand
             using var sender = new TrafficSender(address, targets, hello.LengthBytes!.Value, hello.BitsPerSecond!.Value, duration, backend);
             await channel.SendAsync(new ControlMessage("ready", UdpPort: engine.LocalEndPoint.Port), cancellationToken).ConfigureAwait(false);
             sender.Start();
-            var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(duration + 10)), cancellationToken);
-            await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), finished).ConfigureAwait(false);
+            var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(duration + 10)), CancellationToken.None);
+            try
+            {
+                await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), finished.WaitAsync(cancellationToken)).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                sender.Dispose();
+                TrafficReports.ServerCutShort(console, channel.Remote.ToString(), reverse, TrafficReports.Sender(sender, Math.Max(clock.Elapsed.TotalSeconds, 1e-3), CpuClock.Process() - cpuStart));
+                throw;
+            }
+
             local = TrafficReports.Sender(sender, clock.Elapsed.TotalSeconds, CpuClock.Process() - cpuStart);
             await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow, Side: local), cancellationToken).ConfigureAwait(false);
             var result = await channel.ReceiveAsync(TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false);
             peer = result.Side;
         }
 
-        var report = new ServerTestReport("server", EnvironmentInfo.Capture(), channel.Remote.ToString(), reverse, local, peer);
-        console.Document(report, PerfJson.Indented.ServerTestReport, PerfJson.Compact.ServerTestReport);
-        TrafficReports.PrintSummary(console, local, peer);
+        TrafficReports.ServerReport(console, channel.Remote.ToString(), reverse, local, peer);
     }
 
     /// <summary>
@@ -176,7 +239,9 @@ internal static class ServerCommand
             try
             {
                 listener.Bind(control);
-                listener.Listen(4);
+                // The kernel's most (net.core.somaxconn, 4096 since Linux 5.4): with 4, 10,000 clients connecting at once got
+                // through at about 20 a second, the rest of their SYNs dropped and sent again after 1, 3, 7 ... s.
+                listener.Listen();
                 return (engine, listener);
             }
             catch (SocketException e) when (port == 0 && attempt < 10 && e.SocketErrorCode == SocketError.AddressAlreadyInUse)

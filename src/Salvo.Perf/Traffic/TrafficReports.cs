@@ -89,6 +89,26 @@ internal static class TrafficReports
         }
     }
 
+    /// <summary>The server's report of one test: the JSON document (--json, --json-stream) and the summary table.</summary>
+    public static void ServerReport(CliConsole console, string client, bool reverse, SideReport local, SideReport? peer)
+    {
+        var report = new ServerTestReport("server", EnvironmentInfo.Capture(), client, reverse, local, peer);
+        console.Document(report, PerfJson.Indented.ServerTestReport, PerfJson.Compact.ServerTestReport);
+        PrintSummary(console, local, peer);
+    }
+
+    /// <summary>The server's report of a test its stop cut short: what this side counted; the client's side never came.</summary>
+    /// <param name="console">Where to print.</param>
+    /// <param name="client">The client's address.</param>
+    /// <param name="reverse">Whether the server was sending.</param>
+    /// <param name="local">The server's side so far.</param>
+    /// <param name="kind">Which client, for the text: "iperf3 client " or empty.</param>
+    public static void ServerCutShort(CliConsole console, string client, bool reverse, SideReport local, string kind = "")
+    {
+        console.Line($"Test with {kind}{client} cut short: the server is stopping; this side's counts so far:");
+        ServerReport(console, client, reverse, local, null);
+    }
+
     /// <summary>The final summary: one line per side.</summary>
     public static void PrintSummary(CliConsole console, params SideReport?[] sides)
     {

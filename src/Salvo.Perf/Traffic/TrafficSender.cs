@@ -25,6 +25,7 @@ internal sealed class TrafficSender : IDisposable
     private readonly long[] _bytes;
     private readonly CancellationTokenSource _stop = new();
     private readonly DatagramStamp _stamp;
+    private int _disposed;
 
     /// <param name="bind">Local address to send from (port 0 per flow).</param>
     /// <param name="targets">Where each flow sends.</param>
@@ -84,8 +85,14 @@ internal sealed class TrafficSender : IDisposable
     /// <summary>Waits up to <paramref name="timeout"/> for every flow to finish.</summary>
     public bool Join(TimeSpan timeout) => _threads.All(t => t.Join(timeout));
 
+    /// <summary>Stops every flow and closes the sockets; the counts stay readable. A second call does nothing (a test cut short stops its sender before the scope that owns it ends).</summary>
     public void Dispose()
     {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
         _stop.Cancel();
         foreach (var thread in _threads)
         {

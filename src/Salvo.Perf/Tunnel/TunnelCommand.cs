@@ -66,12 +66,12 @@ internal static class TunnelCommand
             Description = "The TUN interface name, 1 to 15 characters. Defaults to the file name without extension (wg-quick's rule), e.g. salvo0.conf -> salvo0.",
             HelpName = "NAME",
         };
-        var time = CommonOptions.OptionalSeconds("--time", "-t", "Take the interface down after this many seconds.", "running until Ctrl+C");
+        var time = CommonOptions.OptionalSeconds("--time", "-t", "Take the interface down after this many seconds.", "running until Ctrl+C, SIGTERM or SIGHUP");
         // The name this option had before it was -t/--time as on every other command; still taken, no longer shown.
         var duration = CommonOptions.OptionalSeconds("--duration", null, "The same as -t/--time.", "running until Ctrl+C");
         duration.Hidden = true;
         var command = new Command("up",
-            "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C " +
+            "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C, SIGTERM or SIGHUP " +
             "(Linux, root). Status goes to " + StatusFolder + "/NAME for 'salvo tunnel show'.")
         {
             config, name, time, duration,
@@ -115,26 +115,41 @@ internal static class TunnelCommand
 
             var seconds = parse.GetValue(time) ?? parse.GetValue(duration);
 
-            using var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error));
-            ConfigureInterface(console, tunnel.InterfaceName, configuration);
-            console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
-            Directory.CreateDirectory(StatusFolder);
-            var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
-            var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
-            try
+            var started = Stopwatch.StartNew();
+            IReadOnlyList<PeerStatus> peers;
+            using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
-                while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
+                interfaceName = tunnel.InterfaceName;
+                ConfigureInterface(console, tunnel.InterfaceName, configuration);
+                console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
+                Directory.CreateDirectory(StatusFolder);
+                var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
+                var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
+                try
                 {
-                    await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel, DateTimeOffset.UtcNow), CancellationToken.None).ConfigureAwait(false);
-                    await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+                    // Until -t, or a stop signal (Ctrl+C, SIGTERM, SIGHUP): the usual end of a tunnel, so it exits 0.
+                    while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
+                    {
+                        await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel, DateTimeOffset.UtcNow), CancellationToken.None).ConfigureAwait(false);
+                        await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+                    }
                 }
-            }
-            finally
-            {
-                File.Delete(statusFile);
+                finally
+                {
+                    File.Delete(statusFile);
+                }
+
+                peers = tunnel.Engine.GetPeers().ToArray();
             }
 
-            console.Note($"salvo tunnel: {tunnel.InterfaceName} down");
+            // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.
+            console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes and status file removed");
+            foreach (var peer in peers)
+            {
+                console.Note($"salvo tunnel: peer {peer.PublicKey}: {peer.ReceivedBytes:N0} B received, {peer.SentBytes:N0} B sent" +
+                    (peer.LatestHandshake is { } handshake ? $", latest handshake {handshake:u}" : ", no handshake"));
+            }
+
             return 0;
         });
         return command;

@@ -10,23 +10,26 @@ internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposa
     /// <c>env --default-signal=INT</c>: a process started in the background inherits SIGINT ignored (the
     /// shell sets SIG_IGN and exec keeps it), and then a SIGINT sent to the child would never arrive.
     /// </summary>
-    public static SalvoChild Start(string[] args, bool interruptible = false) =>
-        StartDll(Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"), args, interruptible);
+    /// <param name="args">salvo's command line.</param>
+    /// <param name="interruptible">Whether SIGINT must reach it.</param>
+    /// <param name="wrapper">A command that execs salvo in the same process (ip netns exec NAME), or none.</param>
+    public static SalvoChild Start(string[] args, bool interruptible = false, IReadOnlyList<string>? wrapper = null) =>
+        StartDll(Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"), args, interruptible, wrapper);
 
-    /// <summary>Starts <c>dotnet <paramref name="dll"/> <paramref name="args"/></c>, interruptible as <see cref="Start"/> says.</summary>
-    public static SalvoChild StartDll(string dll, string[] args, bool interruptible = false)
+    /// <summary>Starts <c>dotnet <paramref name="dll"/> <paramref name="args"/></c>, interruptible and wrapped as <see cref="Start"/> says.</summary>
+    public static SalvoChild StartDll(string dll, string[] args, bool interruptible = false, IReadOnlyList<string>? wrapper = null)
     {
         var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet";
-        var start = new ProcessStartInfo(interruptible ? "env" : dotnet)
+        string[] command = [.. wrapper ?? [], .. interruptible ? ["env", "--default-signal=INT"] : Array.Empty<string>(), dotnet];
+        var start = new ProcessStartInfo(command[0])
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        if (interruptible)
+        foreach (var part in command[1..])
         {
-            start.ArgumentList.Add("--default-signal=INT");
-            start.ArgumentList.Add(dotnet);
+            start.ArgumentList.Add(part);
         }
 
         start.ArgumentList.Add(dll);
@@ -45,12 +48,15 @@ internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposa
     }
 
     /// <summary>Sends SIGINT, what Ctrl+C sends, to the child by its PID (env has exec'd salvo in the same process).</summary>
-    public void Interrupt()
+    public void Interrupt() => Signal("INT");
+
+    /// <summary>Sends <paramref name="signal"/> (INT, TERM, HUP) to the child by its PID with kill(1).</summary>
+    public void Signal(string signal)
     {
-        using var kill = Process.Start("kill", ["-s", "INT", Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        using var kill = Process.Start("kill", ["-s", signal, Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
         if (!kill.WaitForExit(10_000) || kill.ExitCode != 0)
         {
-            throw new InvalidOperationException($"kill -s INT {Process.Id} failed");
+            throw new InvalidOperationException($"kill -s {signal} {Process.Id} failed");
         }
     }
 

@@ -14,7 +14,7 @@ public sealed class SoakCommandTests
         var report = JsonDocument.Parse(output).RootElement;
         Assert.True(exit == 0, $"exit {exit}: {error}");
         Assert.Equal("too short", report.GetProperty("verdict").GetString());
-        Assert.StartsWith("too short to judge memory growth: needs >= 15 s", report.GetProperty("rule").GetString(), StringComparison.Ordinal);
+        Assert.StartsWith("too short to judge growth: needs >= 15 s", report.GetProperty("rule").GetString(), StringComparison.Ordinal);
         Assert.Empty(report.GetProperty("trends").EnumerateArray());
         Assert.Equal(3, report.GetProperty("samples").GetArrayLength());
         var last = report.GetProperty("samples")[2];
