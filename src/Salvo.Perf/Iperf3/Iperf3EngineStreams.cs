@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Traffic;
 
@@ -43,19 +44,19 @@ internal sealed class Iperf3EngineStreams : IDisposable
     /// </summary>
     public void StopWhenCaughtUp(IReadOnlyList<long> sentPerStream, TimeSpan limit)
     {
-        var deadline = DateTime.UtcNow + limit;
+        var clock = Stopwatch.StartNew();
         var seen = Total();
-        var quietSince = DateTime.UtcNow;
-        while (!CaughtUp(sentPerStream) && DateTime.UtcNow < deadline)
+        var quietSince = clock.Elapsed;
+        while (!CaughtUp(sentPerStream) && clock.Elapsed < limit)
         {
             Thread.Sleep(Poll);
             var now = Total();
             if (now != seen)
             {
                 seen = now;
-                quietSince = DateTime.UtcNow;
+                quietSince = clock.Elapsed;
             }
-            else if (DateTime.UtcNow - quietSince >= Quiet)
+            else if (clock.Elapsed - quietSince >= Quiet)
             {
                 break;
             }
@@ -76,7 +77,7 @@ internal sealed class Iperf3EngineStreams : IDisposable
     private bool CaughtUp(IReadOnlyList<long> sentPerStream) =>
         Streams.Select((s, i) => (s.Counts, Sent: i < sentPerStream.Count ? sentPerStream[i] : 0)).All(p => p.Counts.LostAgainst(p.Sent) == 0);
 
-    private long Total() => Streams.Sum(s => s.Counts.Datagrams + s.Counts.Malformed);
+    private long Total() => Streams.Select(s => s.Counts).Sum(c => c.Datagrams + c.Malformed);
 
     private bool Record(ReadOnlySpan<byte> payload, DatagramAddress source, bool truncated)
     {

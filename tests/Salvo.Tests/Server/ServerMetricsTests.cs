@@ -22,14 +22,7 @@ public sealed class ServerMetricsTests
         await server.StartAsync();
         metrics.Port = server.LocalEndPoint.Port;
 
-        using var client = Client();
-        var reply = new byte[Length];
-        for (var i = 0; i < Sent; i++)
-        {
-            client.SendTo(new byte[Length], SocketFlags.None, server.LocalEndPoint);
-            EndPoint from = new IPEndPoint(IPAddress.Any, 0);
-            client.ReceiveFrom(reply, ref from);
-        }
+        EchoOneByOne(server, Sent, Length);
 
         // Replies are counted just after their send returns, possibly after the client has them.
         Assert.True(await WaitUntil(() => metrics.Sum("salvo.server.datagrams.sent") == Sent && metrics.Sum("salvo.server.bytes.sent") == Sent * Length));
@@ -80,14 +73,7 @@ public sealed class ServerMetricsTests
         await server.StartAsync();
         metrics.Port = server.LocalEndPoint.Port;
 
-        using var client = Client();
-        var reply = new byte[Length];
-        for (var i = 0; i < Sent; i++)
-        {
-            client.SendTo(new byte[Length], SocketFlags.None, server.LocalEndPoint);
-            EndPoint from = new IPEndPoint(IPAddress.Any, 0);
-            client.ReceiveFrom(reply, ref from);
-        }
+        EchoOneByOne(server, Sent, Length);
 
         Assert.True(await WaitUntil(() => server.GetStatistics().DatagramsSent == Sent));
         var statistics = server.GetStatistics();
@@ -149,6 +135,19 @@ public sealed class ServerMetricsTests
         await server.DisposeAsync();
         listener.RecordObservableInstruments();
         Assert.Equal(observations, queueDepthObservations);
+    }
+
+    /// <summary>Sends <paramref name="count"/> datagrams of <paramref name="length"/> bytes, each after the echo of the one before.</summary>
+    private static void EchoOneByOne(DatagramServer server, int count, int length)
+    {
+        using var client = Client();
+        var reply = new byte[length];
+        for (var i = 0; i < count; i++)
+        {
+            client.SendTo(new byte[length], SocketFlags.None, server.LocalEndPoint);
+            EndPoint from = new IPEndPoint(IPAddress.Any, 0);
+            client.ReceiveFrom(reply, ref from);
+        }
     }
 
     /// <summary>
