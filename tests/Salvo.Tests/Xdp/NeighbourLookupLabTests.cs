@@ -31,6 +31,24 @@ public sealed class NeighbourLookupLabTests
     }
 
     [LabFact]
+    public void Resolve_IPv6Peer_FindsItsMacAfterAPing()
+    {
+        using var lab = new NetworkLab();
+        NetworkLab.Exec(lab.HostA, "ip", $"-6 addr add 2001:db8::1/64 dev {lab.LinkA} nodad");
+        NetworkLab.Exec(lab.HostB, "ip", $"-6 addr add 2001:db8::2/64 dev {lab.LinkB} nodad");
+        var peer = IPAddress.Parse("2001:db8::2");
+        var macOfB = NetworkLab.InHost(lab.HostB, () => NeighbourLookup.InterfaceOf(peer).Address);
+
+        var error = Assert.Throws<InvalidOperationException>(() => NetworkLab.InHost(lab.HostA, () => NeighbourLookup.Resolve(peer)));
+        NetworkLab.Exec(lab.HostA, "ping", "-6 -c 1 -W 5 2001:db8::2");
+        var path = NetworkLab.InHost(lab.HostA, () => NeighbourLookup.Resolve(peer));
+
+        Assert.Contains($"No neighbour entry for 2001:db8::2 on {lab.LinkA}", error.InnerException!.Message, StringComparison.Ordinal);
+        Assert.Equal(macOfB, path.NextHopMac);
+        Assert.Equal(lab.LinkA, path.Interface.Name);
+    }
+
+    [LabFact]
     public void Resolve_OffLinkDestination_TakesTheGatewaysMac()
     {
         using var lab = new NetworkLab();
