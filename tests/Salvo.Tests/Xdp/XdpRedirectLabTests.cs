@@ -65,7 +65,7 @@ public sealed partial class XdpRedirectLabTests
 
         var error = Assert.Throws<InvalidOperationException>(() => Attach(lab, XdpAttachMode.Generic));
 
-        Assert.Contains($"Interface {lab.LinkB} already has an XDP program: program id {id} in driver (native) mode", error.InnerException!.Message, StringComparison.Ordinal);
+        Assert.Contains($"Interface {lab.InterfaceB} already has an XDP program: program id {id} in driver (native) mode", error.InnerException!.Message, StringComparison.Ordinal);
         Assert.Contains("prog/xdp", IpLink(lab), StringComparison.Ordinal);
     }
 
@@ -160,10 +160,10 @@ public sealed partial class XdpRedirectLabTests
     private static NetworkInterfaceInfo LinkOfB(NetworkLab lab) => NetworkLab.InHost(lab.HostB, () =>
     {
         using var netlink = RouteNetlink.Open();
-        return netlink.GetLink(lab.LinkB) ?? throw new InvalidOperationException($"{lab.LinkB} is gone");
+        return netlink.GetLink(lab.InterfaceB) ?? throw new InvalidOperationException($"{lab.InterfaceB} is gone");
     });
 
-    private static string IpLink(NetworkLab lab) => NetworkLab.Exec(lab.HostB, "ip", $"-d link show dev {lab.LinkB}");
+    private static string IpLink(NetworkLab lab) => NetworkLab.Exec(lab.HostB, "ip", $"-d link show dev {lab.InterfaceB}");
 
     private static int LinkDescriptor()
     {
