@@ -57,6 +57,21 @@ public sealed partial class XdpRedirectLabTests
     }
 
     [XdpFact(needsLab: true)]
+    public void Attach_InterfaceWithoutNativeXdp_FallsBackToGenericAndSaysWhy()
+    {
+        // The loopback device's driver has no XDP hook of its own (no ndo_bpf), so only generic mode attaches.
+        using var lab = new NetworkLab();
+
+        var refused = Assert.Throws<InvalidOperationException>(() => AttachToLoopback(lab, XdpAttachMode.Native));
+        using var redirect = AttachToLoopback(lab, XdpAttachMode.Auto);
+
+        Assert.Contains("native (driver) mode to lo failed", refused.InnerException!.Message, StringComparison.Ordinal);
+        Assert.Equal(XdpAttachMode.Generic, redirect.Mode);
+        Assert.Contains("native (driver) XDP refused on lo", redirect.FallbackReason, StringComparison.Ordinal);
+        Assert.Contains("xdpgeneric", NetworkLab.Exec(lab.HostB, "ip", "-d link show dev lo"), StringComparison.Ordinal);
+    }
+
+    [XdpFact(needsLab: true)]
     public void Attach_WhereAProgramIsAttached_IsRefusedNamingTheInterfaceAndProgram()
     {
         using var lab = new NetworkLab();
@@ -156,6 +171,9 @@ public sealed partial class XdpRedirectLabTests
             var link = NeighbourLookup.InterfaceOf(IPAddress.Parse(NetworkLab.AddressB));
             return XdpRedirect.Attach(link.Index, Port, link.RxQueues, mode);
         });
+
+    private static XdpRedirect AttachToLoopback(NetworkLab lab, XdpAttachMode mode) =>
+        NetworkLab.InHost(lab.HostB, () => XdpRedirect.Attach(NeighbourLookup.InterfaceOf(IPAddress.Loopback).Index, Port, 1, mode));
 
     private static NetworkInterfaceInfo LinkOfB(NetworkLab lab) => NetworkLab.InHost(lab.HostB, () =>
     {
