@@ -34,7 +34,7 @@ internal sealed unsafe class XskRing : IDisposable
         _producer = (uint*)(mapping + offsets.Producer);
         _consumer = (uint*)(mapping + offsets.Consumer);
         _flags = (uint*)(mapping + offsets.Flags);
-        _descriptors = mapping + offsets.Descriptors;
+        _descriptors = mapping + offsets.Desc;
         Entries = entries;
         _mask = entries - 1;
         _localProducer = Volatile.Read(ref *_producer);
@@ -53,7 +53,7 @@ internal sealed unsafe class XskRing : IDisposable
     /// </summary>
     public static XskRing? TryMap(int descriptor, in XdpRingOffset offsets, uint entries, int descriptorSize, long pageOffset, out Errno errno)
     {
-        var length = (nuint)(offsets.Descriptors + (ulong)entries * (ulong)descriptorSize);
+        var length = (nuint)(offsets.Desc + (ulong)entries * (ulong)descriptorSize);
         var mapping = Libc.Mmap(null, length, IoUringConstants.PROT_READ | IoUringConstants.PROT_WRITE,
             IoUringConstants.MAP_SHARED | IoUringConstants.MAP_POPULATE, descriptor, pageOffset);
         if (mapping == (void*)-1)

@@ -146,7 +146,7 @@ internal sealed unsafe class XskSocket : IDisposable
 
     private static XskSocket? TryOpen(XdpUmem umem, uint interfaceIndex, uint queueId, ushort bindFlags, out string? failure)
     {
-        var descriptor = Libc.Socket(XskConstants.AF_XDP, XskConstants.SOCK_RAW | XskConstants.SOCK_CLOEXEC, 0);
+        var descriptor = Libc.Socket(XskConstants.AF_XDP, NetlinkConstants.SOCK_RAW | NetlinkConstants.SOCK_CLOEXEC, 0);
         if (descriptor < 0)
         {
             failure = $"socket(AF_XDP): {Libc.LastErrno}";
@@ -189,7 +189,7 @@ internal sealed unsafe class XskSocket : IDisposable
                 return null;
             }
 
-            var address = new SockaddrXdp { Family = XskConstants.AF_XDP, Flags = bindFlags, InterfaceIndex = interfaceIndex, QueueId = queueId };
+            var address = new SockaddrXdp { Family = XskConstants.AF_XDP, Flags = bindFlags, IfIndex = interfaceIndex, QueueId = queueId };
             if (Libc.Bind(handle, &address, (uint)sizeof(SockaddrXdp)) != 0)
             {
                 var mode = (bindFlags & XskConstants.XDP_ZEROCOPY) != 0 ? "zero-copy" : "copy mode";

@@ -1,14 +1,12 @@
 namespace Salvo.Interop.Linux;
 
 /// <summary>
-/// AF_XDP socket constants from include/uapi/linux/if_xdp.h and include/linux/socket.h (kernel 6.18); LinuxAbiTests
-/// asserts them against this machine's headers.
+/// AF_XDP socket options, bind flags and ring mapping offsets from include/uapi/linux/if_xdp.h and the family and
+/// level from include/linux/socket.h (kernel 6.18). LinuxAbiTests asserts them.
 /// </summary>
 internal static class XskConstants
 {
     public const int AF_XDP = 44;
-    public const int SOCK_RAW = 3;
-    public const int SOCK_CLOEXEC = 0x80000;
     public const int SOL_XDP = 283;
 
     // Socket options at SOL_XDP.
@@ -27,13 +25,13 @@ internal static class XskConstants
     public const ushort XDP_ZEROCOPY = 1 << 2;
     public const ushort XDP_USE_NEED_WAKEUP = 1 << 3;
 
-    // xdp_ring flags word
+    /// <summary>xdp_ring_offset.flags: the kernel wants a wake-up (sendto or poll) to go on.</summary>
     public const uint XDP_RING_NEED_WAKEUP = 1 << 0;
 
-    // xdp_options.flags
+    /// <summary>xdp_options.flags: the socket runs in zero-copy mode.</summary>
     public const uint XDP_OPTIONS_ZEROCOPY = 1 << 0;
 
-    // mmap offsets of the four rings
+    // mmap(2) page offsets of the four rings.
     public const long XDP_PGOFF_RX_RING = 0;
     public const long XDP_PGOFF_TX_RING = 0x80000000;
     public const long XDP_UMEM_PGOFF_FILL_RING = 0x100000000;

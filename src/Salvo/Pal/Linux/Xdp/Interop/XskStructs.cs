@@ -2,30 +2,30 @@ using System.Runtime.InteropServices;
 
 namespace Salvo.Interop.Linux;
 
-// Layouts of include/uapi/linux/if_xdp.h (kernel 6.18); sizes and offsets are asserted in LinuxAbiTests.
+// Layouts of include/uapi/linux/if_xdp.h; sizes and offsets are asserted in LinuxAbiTests.
 
-/// <summary><c>struct sockaddr_xdp</c>: 16 bytes.</summary>
+/// <summary><c>struct sockaddr_xdp</c>: 16 bytes, what an AF_XDP socket binds to (an interface's queue).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct SockaddrXdp
 {
     public ushort Family;
     public ushort Flags;
-    public uint InterfaceIndex;
+    public uint IfIndex;
     public uint QueueId;
     public uint SharedUmemFd;
 }
 
-/// <summary><c>struct xdp_ring_offset</c>: 32 bytes, where each word of a ring's mapping lies.</summary>
+/// <summary><c>struct xdp_ring_offset</c>: 32 bytes; where a ring's producer, consumer, entries and flags sit in its mapping.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct XdpRingOffset
 {
     public ulong Producer;
     public ulong Consumer;
-    public ulong Descriptors;
+    public ulong Desc;
     public ulong Flags;
 }
 
-/// <summary><c>struct xdp_mmap_offsets</c>: 128 bytes, the four rings' layouts.</summary>
+/// <summary><c>struct xdp_mmap_offsets</c>: 128 bytes, read with getsockopt(XDP_MMAP_OFFSETS).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct XdpMmapOffsets
 {
@@ -35,10 +35,7 @@ internal struct XdpMmapOffsets
     public XdpRingOffset Completion;
 }
 
-/// <summary>
-/// <c>struct xdp_umem_reg</c>: 32 bytes. The kernel's own (6.8 and later) ends with <c>tx_metadata_len</c>, which the
-/// Debian 12 header lacks; it lies in what is padding there, so the 32 bytes read the same to both.
-/// </summary>
+/// <summary><c>struct xdp_umem_reg</c>: 32 bytes, set with setsockopt(XDP_UMEM_REG).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct XdpUmemReg
 {
@@ -50,7 +47,7 @@ internal struct XdpUmemReg
     public uint TxMetadataLength;
 }
 
-/// <summary><c>struct xdp_desc</c>: 16 bytes, one frame on the RX or TX ring.</summary>
+/// <summary><c>struct xdp_desc</c>: 16 bytes, one entry of the RX and TX rings.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct XdpDesc
 {
@@ -59,21 +56,14 @@ internal struct XdpDesc
     public uint Options;
 }
 
-/// <summary><c>struct xdp_statistics</c>: 48 bytes, the socket's drop counters.</summary>
+/// <summary><c>struct xdp_statistics</c>: 48 bytes, read with getsockopt(XDP_STATISTICS).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct XdpStatistics
 {
     public ulong RxDropped;
-    public ulong RxInvalidDescriptors;
-    public ulong TxInvalidDescriptors;
+    public ulong RxInvalidDescs;
+    public ulong TxInvalidDescs;
     public ulong RxRingFull;
-    public ulong RxFillRingEmpty;
-    public ulong TxRingEmpty;
-}
-
-/// <summary><c>struct xdp_options</c>: 4 bytes.</summary>
-[StructLayout(LayoutKind.Sequential)]
-internal struct XdpOptions
-{
-    public uint Flags;
+    public ulong RxFillRingEmptyDescs;
+    public ulong TxRingEmptyDescs;
 }
