@@ -102,6 +102,9 @@ internal sealed unsafe class XskRing : IDisposable
         return Math.Min(ready, wanted);
     }
 
+    /// <summary>Consumer side, from any thread: whether the kernel has produced entries not yet read (changes no state).</summary>
+    public bool HasEntries => Volatile.Read(ref *_producer) != Volatile.Read(ref _localConsumer);
+
     /// <summary>Consumer side: the index of the next entry to read.</summary>
     public uint ConsumerIndex => _localConsumer;
 
