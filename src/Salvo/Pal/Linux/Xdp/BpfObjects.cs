@@ -89,6 +89,23 @@ internal static unsafe class BpfObjects
         return fd >= 0 ? Errno.None : Libc.LastErrno;
     }
 
+    /// <summary>
+    /// Runs <paramref name="program"/> once on <paramref name="packet"/> (BPF_PROG_TEST_RUN, queue 0) and returns its
+    /// verdict: how the program's parsing is checked without a device or traffic.
+    /// </summary>
+    public static int TestRun(SafeHandle program, ReadOnlySpan<byte> packet, out Errno errno)
+    {
+        using var lease = new DescriptorLease(program);
+        // Safety: the packet is fixed and the attribute on this frame for the length of the call, which reads exactly
+        // DataSizeIn bytes and writes no output (DataOut is null).
+        fixed (byte* data = packet)
+        {
+            var attribute = new BpfTestRunAttr { ProgFd = (uint)lease.Descriptor, DataIn = (ulong)data, DataSizeIn = (uint)packet.Length, Repeat = 1 };
+            errno = BpfSyscall.Call(BPF_PROG_TEST_RUN, &attribute) == 0 ? Errno.None : Libc.LastErrno;
+            return (int)attribute.ReturnValue;
+        }
+    }
+
     private static int Load(ReadOnlySpan<BpfInstruction> program, string name, Span<byte> log, out Errno errno)
     {
         ReadOnlySpan<byte> license = "GPL\0"u8;

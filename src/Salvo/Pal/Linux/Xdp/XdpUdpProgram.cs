@@ -31,7 +31,13 @@ internal static class XdpUdpProgram
     private const string Pass = "pass";
 
     /// <summary>The instructions for <paramref name="match"/>, with <paramref name="mapFd"/> (an XSKMAP) in the redirect.</summary>
-    public static BpfInstruction[] Build(XdpUdpMatch match, int mapFd)
+    /// <param name="match">Which datagrams are redirected.</param>
+    /// <param name="mapFd">The XSKMAP's descriptor, resolved by the loader.</param>
+    /// <param name="emptySlotAction">
+    /// The verdict for a matching datagram whose queue has no socket: XDP_PASS in service; the tests load the program
+    /// with XDP_DROP to tell a match from a miss by the verdict alone.
+    /// </param>
+    public static BpfInstruction[] Build(XdpUdpMatch match, int mapFd, int emptySlotAction = XDP_PASS)
     {
         var asm = new BpfAssembler();
         asm.Emit(Mov64Reg(Ctx, 1));
@@ -76,7 +82,7 @@ internal static class XdpUdpProgram
         asm.Emit(LoadMemory(BPF_W, 2, Ctx, XdpMdRxQueueIndex));
         asm.Emit(LoadMapFd(1, mapFd));
         asm.Emit(LoadImmediateHigh(0));
-        asm.Emit(Mov64Imm(3, XDP_PASS));
+        asm.Emit(Mov64Imm(3, emptySlotAction));
         asm.Emit(Call(BPF_FUNC_redirect_map));
         asm.Emit(Exit());
 

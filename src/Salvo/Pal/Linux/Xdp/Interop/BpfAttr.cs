@@ -57,3 +57,17 @@ internal struct BpfLinkCreateAttr
     [FieldOffset(8)] public uint AttachType;
     [FieldOffset(12)] public uint Flags;
 }
+
+/// <summary>The BPF_PROG_TEST_RUN member: 80 bytes; runs a loaded program once on a given packet and reports its verdict.</summary>
+[StructLayout(LayoutKind.Explicit, Size = 80)]
+internal struct BpfTestRunAttr
+{
+    [FieldOffset(0)] public uint ProgFd;
+    [FieldOffset(4)] public uint ReturnValue;
+    [FieldOffset(8)] public uint DataSizeIn;
+    [FieldOffset(12)] public uint DataSizeOut;
+    [FieldOffset(16)] public ulong DataIn;
+    [FieldOffset(24)] public ulong DataOut;
+    [FieldOffset(32)] public uint Repeat;
+    [FieldOffset(36)] public uint Duration;
+}

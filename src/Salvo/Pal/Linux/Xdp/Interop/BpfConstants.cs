@@ -16,6 +16,7 @@ internal static class BpfConstants
     public const int BPF_MAP_UPDATE_ELEM = 2;
     public const int BPF_MAP_DELETE_ELEM = 3;
     public const int BPF_PROG_LOAD = 5;
+    public const int BPF_PROG_TEST_RUN = 10;
     public const int BPF_LINK_CREATE = 28;
 
     public const uint BPF_PROG_TYPE_XDP = 6;
