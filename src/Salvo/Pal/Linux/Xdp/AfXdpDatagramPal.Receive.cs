@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
