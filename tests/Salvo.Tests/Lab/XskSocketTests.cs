@@ -20,7 +20,7 @@ public sealed class XskSocketTests
         using var receiver = NetworkLab.InHost(lab.HostB, () => DatagramSocket.Bind(new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), 0)));
         using var umem = XdpUmem.TryCreate(XdpUmem.DefaultFrameSize, XdpUmem.DefaultFrameCount, out var errno) ?? throw new InvalidOperationException($"UMEM: {errno}");
         string? failure = null;
-        using var xsk = NetworkLab.InHost(lab.HostA, () => XskSocket.TryOpen(umem, interfaceIndex, 0, out failure)) ?? throw new InvalidOperationException(failure);
+        using var xsk = NetworkLab.InHost(lab.HostA, () => XskSocket.TryOpen(umem, interfaceIndex, 0, out failure, out _)) ?? throw new InvalidOperationException(failure);
 
         // veth has no zero-copy support (no ndo_xsk_wakeup in drivers/net/veth.c), so the socket fell back to copy mode.
         Assert.False(xsk.ZeroCopy);

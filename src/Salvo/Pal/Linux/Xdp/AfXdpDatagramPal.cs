@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
+using Salvo.Interop.Linux;
 using Salvo.Internal;
 
 namespace Salvo.Pal;
@@ -52,12 +53,21 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
             _netlink = RouteNetlink.Open();
             made.Add(_netlink);
             _link = NeighbourLookup.InterfaceOf(_netlink, bound.Address);
-            _queues = new XskQueue[Math.Max(1, _link.RxQueues)];
-            for (var queue = 0; queue < _queues.Length; queue++)
+            var queues = new List<XskQueue>();
+            for (var queue = 0; queue < Math.Max(1, _link.RxQueues); queue++)
             {
-                _queues[queue] = OpenQueue(_link, queue);
-                made.Add(_queues[queue]);
+                // Netlink reports the queues allocated (IFLA_NUM_RX_QUEUES: one per possible CPU on veth), the kernel binds
+                // only those in use (real_num_rx_queues): the first queue past them ends the list.
+                if (OpenQueue(_link, queue, queues.Count == 0) is not { } opened)
+                {
+                    break;
+                }
+
+                queues.Add(opened);
+                made.Add(opened);
             }
+
+            _queues = [.. queues];
 
             _redirect = XdpRedirect.Attach(_link.Index, bound.Port, _queues.Length, XdpAttachMode.Auto, _local.ToIPAddress());
             made.Add(_redirect);
@@ -208,16 +218,21 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
         return waiter;
     }
 
-    private static XskQueue OpenQueue(NetworkInterfaceInfo link, int queue)
+    /// <summary>The AF_XDP socket of one queue, or null for a queue the device does not use (only where <paramref name="required"/> is false).</summary>
+    private static XskQueue? OpenQueue(NetworkInterfaceInfo link, int queue, bool required)
     {
         var umem = XdpUmem.TryCreate(XdpUmem.DefaultFrameSize, XdpUmem.DefaultFrameCount, out var errno)
             ?? throw new InvalidOperationException($"mapping {XdpUmem.DefaultFrameSize * XdpUmem.DefaultFrameCount >> 20} MiB of UMEM failed: {errno}");
-        var socket = XskSocket.TryOpen(umem, (uint)link.Index, (uint)queue, out var failure);
+        var socket = XskSocket.TryOpen(umem, (uint)link.Index, (uint)queue, out var failure, out var bindErrno);
         if (socket is null)
         {
             umem.Dispose();
-            var hint = failure!.Contains("EPERM", StringComparison.Ordinal) ? " (AF_XDP needs root or CAP_NET_RAW)" :
-                failure.Contains("EBUSY", StringComparison.Ordinal) ? " (another AF_XDP socket holds this queue)" : string.Empty;
+            if (!required && bindErrno == Errno.EINVAL)
+            {
+                return null;
+            }
+
+            var hint = bindErrno == Errno.EBUSY ? " (another AF_XDP socket holds this queue: one AF_XDP socket per interface)" : string.Empty;
             throw new InvalidOperationException($"the AF_XDP socket for queue {queue} of {link.Name}: {failure}{hint}");
         }
 

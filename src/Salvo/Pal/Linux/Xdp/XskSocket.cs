@@ -54,12 +54,18 @@ internal sealed unsafe class XskSocket : IDisposable
     /// Opens a socket on queue <paramref name="queueId"/> of interface <paramref name="interfaceIndex"/> over
     /// <paramref name="umem"/>; null with what failed (the step and the errno) when the kernel refuses.
     /// </summary>
-    public static XskSocket? TryOpen(XdpUmem umem, uint interfaceIndex, uint queueId, out string? failure)
+    /// <param name="umem">The UMEM to register; its receive frames go on the fill ring.</param>
+    /// <param name="interfaceIndex">The interface, in the calling thread's network namespace.</param>
+    /// <param name="queueId">The receive queue.</param>
+    /// <param name="failure">What failed, when null is returned.</param>
+    /// <param name="bindErrno">The errno of the last bind, when that was the step that failed: EINVAL for a queue the device does not have (net/xdp/xsk.c checks real_num_rx_queues).</param>
+    public static XskSocket? TryOpen(XdpUmem umem, uint interfaceIndex, uint queueId, out string? failure, out Errno bindErrno)
     {
         failure = null;
+        bindErrno = Errno.None;
         foreach (var mode in (ReadOnlySpan<ushort>)[XskConstants.XDP_ZEROCOPY, XskConstants.XDP_COPY])
         {
-            var socket = TryOpen(umem, interfaceIndex, queueId, (ushort)(mode | XskConstants.XDP_USE_NEED_WAKEUP), out failure);
+            var socket = TryOpen(umem, interfaceIndex, queueId, (ushort)(mode | XskConstants.XDP_USE_NEED_WAKEUP), out failure, out bindErrno);
             if (socket is not null)
             {
                 socket.FillWithReceiveFrames(umem);
@@ -144,8 +150,9 @@ internal sealed unsafe class XskSocket : IDisposable
         Fill.Submit(free);
     }
 
-    private static XskSocket? TryOpen(XdpUmem umem, uint interfaceIndex, uint queueId, ushort bindFlags, out string? failure)
+    private static XskSocket? TryOpen(XdpUmem umem, uint interfaceIndex, uint queueId, ushort bindFlags, out string? failure, out Errno bindErrno)
     {
+        bindErrno = Errno.None;
         var descriptor = Libc.Socket(XskConstants.AF_XDP, NetlinkConstants.SOCK_RAW | NetlinkConstants.SOCK_CLOEXEC, 0);
         if (descriptor < 0)
         {
@@ -192,8 +199,9 @@ internal sealed unsafe class XskSocket : IDisposable
             var address = new SockaddrXdp { Family = XskConstants.AF_XDP, Flags = bindFlags, IfIndex = interfaceIndex, QueueId = queueId };
             if (Libc.Bind(handle, &address, (uint)sizeof(SockaddrXdp)) != 0)
             {
+                bindErrno = Libc.LastErrno;
                 var mode = (bindFlags & XskConstants.XDP_ZEROCOPY) != 0 ? "zero-copy" : "copy mode";
-                failure = $"bind to interface {interfaceIndex} queue {queueId} in {mode}: {Libc.LastErrno}";
+                failure = $"bind to interface {interfaceIndex} queue {queueId} in {mode}: {bindErrno}";
                 return null;
             }
 
