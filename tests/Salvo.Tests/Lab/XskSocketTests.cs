@@ -14,9 +14,9 @@ public sealed class XskSocketTests
     public void FrameOnTheTxRing_ReachesTheKernelSocketOfThePeer_AndItsFrameComesBackOnTheCompletionRing()
     {
         using var lab = new NetworkLab();
-        var interfaceIndex = uint.Parse(NetworkLab.Exec(lab.HostA, "cat", $"/sys/class/net/{lab.InterfaceA}/ifindex").Trim(), System.Globalization.CultureInfo.InvariantCulture);
-        var macA = Mac(NetworkLab.Exec(lab.HostA, "cat", $"/sys/class/net/{lab.InterfaceA}/address"));
-        var macB = Mac(NetworkLab.Exec(lab.HostB, "cat", $"/sys/class/net/{lab.InterfaceB}/address"));
+        var interfaceIndex = uint.Parse(NetworkLab.Exec(lab.HostA, "cat", $"/sys/class/net/{lab.LinkA}/ifindex").Trim(), System.Globalization.CultureInfo.InvariantCulture);
+        var macA = Mac(NetworkLab.Exec(lab.HostA, "cat", $"/sys/class/net/{lab.LinkA}/address"));
+        var macB = Mac(NetworkLab.Exec(lab.HostB, "cat", $"/sys/class/net/{lab.LinkB}/address"));
         using var receiver = NetworkLab.InHost(lab.HostB, () => DatagramSocket.Bind(new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), 0)));
         using var umem = XdpUmem.TryCreate(XdpUmem.DefaultFrameSize, XdpUmem.DefaultFrameCount, out var errno) ?? throw new InvalidOperationException($"UMEM: {errno}");
         string? failure = null;

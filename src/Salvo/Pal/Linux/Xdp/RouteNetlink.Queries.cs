@@ -39,6 +39,12 @@ internal sealed partial class RouteNetlink
     /// <summary>The interface named <paramref name="name"/>, or null when there is none.</summary>
     public NetworkInterfaceInfo? GetLink(string name)
     {
+        // IFNAMSIZ is 16 with the terminating NUL (include/uapi/linux/if.h): a longer name names no interface.
+        if (name.Length is 0 or > 15)
+        {
+            return null;
+        }
+
         Span<byte> attributes = stackalloc byte[32];
         Span<byte> text = stackalloc byte[17];
         text.Clear();
