@@ -1,9 +1,10 @@
 using System.Diagnostics;
 using System.Runtime.Versioning;
 using Salvo.Pal;
+using Salvo.Tests.Lab;
 using Salvo.Tests.Sockets;
 
-namespace Salvo.Tests.Lab;
+namespace Salvo.Tests.Xdp;
 
 /// <summary>
 /// The AF_XDP backend over a veth pair: host A's socket on AF_XDP (copy mode: veth has no zero-copy), its peer in host B

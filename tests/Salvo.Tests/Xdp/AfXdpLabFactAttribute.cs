@@ -1,4 +1,4 @@
-namespace Salvo.Tests.Lab;
+namespace Salvo.Tests.Xdp;
 
 /// <summary>A fact that needs the two-host lab and the AF_XDP backend (root, or CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN); skipped with the reason otherwise.</summary>
 public sealed class AfXdpLabFactAttribute : FactAttribute

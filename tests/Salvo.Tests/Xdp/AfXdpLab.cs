@@ -1,7 +1,9 @@
 using System.Net;
 using System.Runtime.Versioning;
 
-namespace Salvo.Tests.Lab;
+using Salvo.Tests.Lab;
+
+namespace Salvo.Tests.Xdp;
 
 /// <summary>Opening sockets for the AF_XDP tests: in one host of the lab, bound to its veth address (AF_XDP needs an interface's own address).</summary>
 public static class AfXdpLab
