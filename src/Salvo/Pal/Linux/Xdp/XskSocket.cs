@@ -4,6 +4,9 @@ using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
+// Safety: every pointer passed to the kernel here addresses a local of the calling frame (the UMEM registration, a ring
+// size, the offsets, the bind address, the statistics), with its own size as the length, for one synchronous call; the
+// kick and the wake-up pass no buffer at all.
 /// <summary>
 /// One AF_XDP socket bound to one queue of one interface, with its UMEM registered and its four rings mapped, set up in
 /// the order Documentation/networking/af_xdp.rst gives (register the UMEM, size the fill and completion rings, size the
