@@ -129,6 +129,37 @@ public sealed class AfXdpBackendTests
     }
 
     [AfXdpLabFact]
+    public void FramesBeyondAFullRxRing_AreCountedAsKernelDrops()
+    {
+        using var lab = new NetworkLab();
+        using var xdp = AfXdpLab.Open(lab.HostA, NetworkLab.AddressA, DatagramBackend.AfXdp);
+        using var kernel = AfXdpLab.Open(lab.HostB, NetworkLab.AddressB, DatagramBackend.LinuxBatched);
+        Assert.Equal(0, xdp.GetStatistics().KernelDrops);
+
+        // Nobody receives: the RX ring (2,048 slots) fills, and what comes after is dropped by the kernel, not queued.
+        var send = new SendBatch(capacity: 64, maxDatagramSize: 16);
+        for (var i = 0; i < send.Capacity; i++)
+        {
+            send.Add(new byte[16], xdp.LocalAddress);
+        }
+
+        for (var i = 0; i < 64; i++)
+        {
+            Assert.Equal(send.Count, kernel.Send(send));
+            // A pause per batch keeps the veth's own ring (256 frames, drivers/net/veth.c) from overflowing first.
+            Thread.Sleep(1);
+        }
+
+        var clock = Stopwatch.StartNew();
+        while (xdp.GetStatistics().KernelDrops == 0 && clock.Elapsed < TimeSpan.FromSeconds(5))
+        {
+            Thread.Sleep(10);
+        }
+
+        Assert.InRange(xdp.GetStatistics().KernelDrops ?? 0, 1, (64 * 64) - 2_048);
+    }
+
+    [AfXdpLabFact]
     public async Task Dispose_DuringPendingAsyncReceive_EndsItWithinOneSecond()
     {
         using var lab = new NetworkLab();
