@@ -21,11 +21,11 @@ public sealed class NeighbourLookupLabTests
         NetworkLab.Exec(lab.HostA, "ping", $"-c 1 -W 5 {NetworkLab.AddressB}");
         var path = NetworkLab.InHost(lab.HostA, () => NeighbourLookup.Resolve(peer));
 
-        Assert.Contains($"No neighbour entry for {NetworkLab.AddressB} on {lab.LinkA}", error.InnerException!.Message, StringComparison.Ordinal);
+        Assert.Contains($"No neighbour entry for {NetworkLab.AddressB} on {lab.InterfaceA}", error.InnerException!.Message, StringComparison.Ordinal);
         Assert.Contains("ip neigh", error.InnerException.Message, StringComparison.Ordinal);
         Assert.Equal(macOfB, path.NextHopMac);
         Assert.Equal(peer, path.NextHop);
-        Assert.Equal(lab.LinkA, path.Interface.Name);
+        Assert.Equal(lab.InterfaceA, path.Interface.Name);
         Assert.Equal(IPAddress.Parse(NetworkLab.AddressA), path.PreferredSource);
         Assert.NotEqual(default, path.Interface.Address);
     }
@@ -34,8 +34,8 @@ public sealed class NeighbourLookupLabTests
     public void Resolve_IPv6Peer_FindsItsMacAfterAPing()
     {
         using var lab = new NetworkLab();
-        NetworkLab.Exec(lab.HostA, "ip", $"-6 addr add 2001:db8::1/64 dev {lab.LinkA} nodad");
-        NetworkLab.Exec(lab.HostB, "ip", $"-6 addr add 2001:db8::2/64 dev {lab.LinkB} nodad");
+        NetworkLab.Exec(lab.HostA, "ip", $"-6 addr add 2001:db8::1/64 dev {lab.InterfaceA} nodad");
+        NetworkLab.Exec(lab.HostB, "ip", $"-6 addr add 2001:db8::2/64 dev {lab.InterfaceB} nodad");
         var peer = IPAddress.Parse("2001:db8::2");
         var macOfB = NetworkLab.InHost(lab.HostB, () => NeighbourLookup.InterfaceOf(peer).Address);
 
@@ -43,9 +43,9 @@ public sealed class NeighbourLookupLabTests
         NetworkLab.Exec(lab.HostA, "ping", "-6 -c 1 -W 5 2001:db8::2");
         var path = NetworkLab.InHost(lab.HostA, () => NeighbourLookup.Resolve(peer));
 
-        Assert.Contains($"No neighbour entry for 2001:db8::2 on {lab.LinkA}", error.InnerException!.Message, StringComparison.Ordinal);
+        Assert.Contains($"No neighbour entry for 2001:db8::2 on {lab.InterfaceA}", error.InnerException!.Message, StringComparison.Ordinal);
         Assert.Equal(macOfB, path.NextHopMac);
-        Assert.Equal(lab.LinkA, path.Interface.Name);
+        Assert.Equal(lab.InterfaceA, path.Interface.Name);
     }
 
     [LabFact]

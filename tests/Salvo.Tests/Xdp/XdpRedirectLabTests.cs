@@ -57,6 +57,21 @@ public sealed partial class XdpRedirectLabTests
     }
 
     [XdpFact(needsLab: true)]
+    public void Attach_InterfaceWithoutNativeXdp_FallsBackToGenericAndSaysWhy()
+    {
+        // The loopback device's driver has no XDP hook of its own (no ndo_bpf), so only generic mode attaches.
+        using var lab = new NetworkLab();
+
+        var refused = Assert.Throws<InvalidOperationException>(() => AttachToLoopback(lab, XdpAttachMode.Native));
+        using var redirect = AttachToLoopback(lab, XdpAttachMode.Auto);
+
+        Assert.Contains("native (driver) mode to lo failed", refused.InnerException!.Message, StringComparison.Ordinal);
+        Assert.Equal(XdpAttachMode.Generic, redirect.Mode);
+        Assert.Contains("native (driver) XDP refused on lo", redirect.FallbackReason, StringComparison.Ordinal);
+        Assert.Contains("xdpgeneric", NetworkLab.Exec(lab.HostB, "ip", "-d link show dev lo"), StringComparison.Ordinal);
+    }
+
+    [XdpFact(needsLab: true)]
     public void Attach_WhereAProgramIsAttached_IsRefusedNamingTheInterfaceAndProgram()
     {
         using var lab = new NetworkLab();
@@ -65,7 +80,7 @@ public sealed partial class XdpRedirectLabTests
 
         var error = Assert.Throws<InvalidOperationException>(() => Attach(lab, XdpAttachMode.Generic));
 
-        Assert.Contains($"Interface {lab.LinkB} already has an XDP program: program id {id} in driver (native) mode", error.InnerException!.Message, StringComparison.Ordinal);
+        Assert.Contains($"Interface {lab.InterfaceB} already has an XDP program: program id {id} in driver (native) mode", error.InnerException!.Message, StringComparison.Ordinal);
         Assert.Contains("prog/xdp", IpLink(lab), StringComparison.Ordinal);
     }
 
@@ -157,13 +172,16 @@ public sealed partial class XdpRedirectLabTests
             return XdpRedirect.Attach(link.Index, Port, link.RxQueues, mode);
         });
 
+    private static XdpRedirect AttachToLoopback(NetworkLab lab, XdpAttachMode mode) =>
+        NetworkLab.InHost(lab.HostB, () => XdpRedirect.Attach(NeighbourLookup.InterfaceOf(IPAddress.Loopback).Index, Port, 1, mode));
+
     private static NetworkInterfaceInfo LinkOfB(NetworkLab lab) => NetworkLab.InHost(lab.HostB, () =>
     {
         using var netlink = RouteNetlink.Open();
-        return netlink.GetLink(lab.LinkB) ?? throw new InvalidOperationException($"{lab.LinkB} is gone");
+        return netlink.GetLink(lab.InterfaceB) ?? throw new InvalidOperationException($"{lab.InterfaceB} is gone");
     });
 
-    private static string IpLink(NetworkLab lab) => NetworkLab.Exec(lab.HostB, "ip", $"-d link show dev {lab.LinkB}");
+    private static string IpLink(NetworkLab lab) => NetworkLab.Exec(lab.HostB, "ip", $"-d link show dev {lab.InterfaceB}");
 
     private static int LinkDescriptor()
     {

@@ -11,6 +11,8 @@ namespace Salvo.Pal;
 /// interface. Each object is a descriptor; the kernel frees it when the last descriptor (or link) referring to it
 /// closes, which a process's death does too.
 /// </summary>
+// Safety: each attribute handed to bpf(2) lives on the calling frame, and every buffer it points at is fixed (or a
+// local) for the length of the call; descriptors inside attributes are held by a DescriptorLease across it.
 [SupportedOSPlatform("linux")]
 internal static unsafe class BpfObjects
 {
