@@ -10,17 +10,20 @@ namespace Salvo.Pal;
 /// </summary>
 internal sealed partial class AfXdpDatagramPal
 {
+    // A neighbour's Ethernet address is looked up again after this long, so a peer that changed its address is found.
+    private const int ResolvedLifetimeMilliseconds = 30_000;
+
     // While the kernel resolves an unknown neighbour (ARP or neighbour discovery, started by the datagrams sent through
-    // the UDP socket), its table is asked again at most this often.
+    // the UDP socket), the table is asked again at most this often.
     private const int UnresolvedRetryMilliseconds = 50;
 
-    // Destinations waiting for the kernel at most; past this the list starts again, so it stays bounded.
-    private const int MaxUnresolved = 4096;
+    // Destinations remembered at most; past this the cache starts again, so a server answering many peers stays bounded.
+    private const int MaxNeighbours = 4096;
 
     // How long a send waits for a frame when every one is in flight before it counts the datagram as refused.
     private const int FrameWaitMilliseconds = 1_000;
 
-    private readonly Dictionary<DatagramAddress, long> _unresolvedUntil = [];
+    private readonly Dictionary<DatagramAddress, NextHop> _neighbours = [];
     private SocketAddress? _kernelDestination;
     private EndPoint? _connectedEndPoint;
     private DatagramAddress _connectedPeer;
@@ -156,55 +159,49 @@ internal sealed partial class AfXdpDatagramPal
     }
 
     /// <summary>
-    /// The Ethernet address to frame a datagram to <paramref name="destination"/> with, from the next-hop cache; false when
-    /// it must go through the UDP socket instead (the neighbour is not yet known, or the route leaves through another
-    /// interface), and then for <see cref="UnresolvedRetryMilliseconds"/> before the kernel's tables are asked again.
+    /// The Ethernet address to frame a datagram to <paramref name="destination"/> with, from the cache or the kernel's
+    /// route and neighbour tables; false when it must go through the UDP socket instead (the neighbour is not yet known,
+    /// or the route leaves through another interface).
     /// </summary>
     private bool TryNextHop(DatagramAddress destination, out MacAddress mac)
     {
         var key = destination.WithPort(0);
         var now = Environment.TickCount64;
-        if (_unresolvedUntil.TryGetValue(key, out var until))
+        if (!_neighbours.TryGetValue(key, out var hop) || now >= hop.RefreshAt)
         {
-            if (now < until)
+            if (_neighbours.Count >= MaxNeighbours)
             {
-                mac = default;
-                return false;
+                _neighbours.Clear();
             }
 
-            _ = _unresolvedUntil.Remove(key);
+            hop = Resolve(key.ToIPAddress(), now);
+            _neighbours[key] = hop;
         }
 
+        mac = hop.Mac;
+        return hop.Framed;
+    }
+
+    private NextHop Resolve(IPAddress destination, long now)
+    {
         try
         {
-            mac = _nextHops.Get(destination);
-            return true;
+            var route = _netlink.GetRoute(destination);
+            if (route.OutputInterface != _link.Index)
+            {
+                return new NextHop(default, Framed: false, now + ResolvedLifetimeMilliseconds);
+            }
+
+            var mac = _netlink.GetNeighbour(route.Gateway ?? destination, _link.Index);
+            return mac is { } known
+                ? new NextHop(known, Framed: true, now + ResolvedLifetimeMilliseconds)
+                : new NextHop(default, Framed: false, now + UnresolvedRetryMilliseconds);
         }
         catch (InvalidOperationException)
         {
-            if (_unresolvedUntil.Count >= MaxUnresolved)
-            {
-                _unresolvedUntil.Clear();
-            }
-
-            _unresolvedUntil[key] = now + UnresolvedRetryMilliseconds;
-            mac = default;
-            return false;
+            // No route: the UDP socket's send reports the kernel's own error for it.
+            return new NextHop(default, Framed: false, now + UnresolvedRetryMilliseconds);
         }
-    }
-
-    /// <summary>A next-hop cache miss: the kernel's route and neighbour tables, asked on the netlink socket of the socket's own namespace.</summary>
-    private MacAddress ResolveOnThisInterface(DatagramAddress destination)
-    {
-        var address = destination.ToIPAddress();
-        var route = _netlink.GetRoute(address);
-        if (route.OutputInterface != _link.Index)
-        {
-            throw new InvalidOperationException($"The route to {address} leaves through interface {route.OutputInterface}, not {_link.Name}.");
-        }
-
-        var nextHop = route.Gateway ?? address;
-        return _netlink.GetNeighbour(nextHop, _link.Index) ?? throw new InvalidOperationException($"No neighbour entry for {nextHop} on {_link.Name} yet.");
     }
 
     private bool SendThroughKernel(SendBatch batch, int index, ReadOnlySpan<byte> payload, DatagramAddress destination)
@@ -235,4 +232,7 @@ internal sealed partial class AfXdpDatagramPal
 
         return _connectedPeer;
     }
+
+    /// <summary>Where frames to one destination go: the next hop's Ethernet address, or through the UDP socket; looked up again at <see cref="RefreshAt"/>.</summary>
+    private readonly record struct NextHop(MacAddress Mac, bool Framed, long RefreshAt);
 }

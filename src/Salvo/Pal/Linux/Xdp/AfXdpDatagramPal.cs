@@ -26,7 +26,6 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
     private readonly XskQueue[] _queues;
     private readonly SafeHandle[] _pollHandles;
     private readonly NetworkInterfaceInfo _link;
-    private readonly NextHopCache _nextHops;
     private readonly DatagramAddress _local;
     private readonly int _maxPayload;
     private readonly bool _busyPoll;
@@ -97,7 +96,6 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
             }
         }
 
-        _nextHops = new NextHopCache(ResolveOnThisInterface);
         _pollHandles = [socket.SafeHandle, .. _queues.Select(queue => (SafeHandle)queue.Socket.Handle)];
         _maxPayload = Math.Min(_queues[0].Umem.FrameSize, _link.Mtu + UdpFrame.EthernetLength) - UdpFrame.HeaderLength(_local.Family);
         Capabilities = new DatagramCapabilities(BatchedIo: true, Gso: false, Gro: false, MaxGsoSegments: 1)
