@@ -25,7 +25,7 @@ public sealed class AfXdpBackendTests
         Assert.Equal(DatagramBackend.AfXdp, xdp.Backend);
         Assert.Equal(AfXdpMode.Copy, xdp.Capabilities.AfXdp);
         Assert.Equal(AfXdpMode.None, kernel.Capabilities.AfXdp);
-        Assert.Contains("prog/xdp", NetworkLab.Exec(lab.HostA, "ip", $"-d link show {lab.LinkA}"), StringComparison.Ordinal);
+        Assert.Contains("prog/xdp", NetworkLab.Exec(lab.HostA, "ip", $"-d link show {lab.InterfaceA}"), StringComparison.Ordinal);
 
         Exchange(kernel, xdp, 20);
         Exchange(xdp, kernel, 20);
@@ -37,7 +37,7 @@ public sealed class AfXdpBackendTests
         Assert.True(pal.Redirect.IfIndex > 0);
 
         xdp.Dispose();
-        Assert.DoesNotContain("prog/xdp", NetworkLab.Exec(lab.HostA, "ip", $"-d link show {lab.LinkA}"), StringComparison.Ordinal);
+        Assert.DoesNotContain("prog/xdp", NetworkLab.Exec(lab.HostA, "ip", $"-d link show {lab.InterfaceA}"), StringComparison.Ordinal);
     }
 
     [AfXdpLabFact]
