@@ -53,6 +53,13 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
             _netlink = RouteNetlink.Open();
             made.Add(_netlink);
             _link = NeighbourLookup.InterfaceOf(_netlink, bound.Address);
+            if (_link.Mtu + UdpFrame.EthernetLength > XdpUmem.DefaultFrameSize - XdpUmem.KernelHeadroom)
+            {
+                // The kernel drops a received frame longer than its UMEM frame after the headroom (net/xdp/xsk.c, __xsk_rcv).
+                throw new InvalidOperationException(
+                    $"{_link.Name} has an MTU of {_link.Mtu}; AF_XDP frames here hold {XdpUmem.DefaultFrameSize - XdpUmem.KernelHeadroom - UdpFrame.EthernetLength} bytes of packet.");
+            }
+
             var queues = new List<XskQueue>();
             for (var queue = 0; queue < Math.Max(1, _link.RxQueues); queue++)
             {
