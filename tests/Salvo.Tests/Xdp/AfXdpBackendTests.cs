@@ -129,6 +129,31 @@ public sealed class AfXdpBackendTests
     }
 
     [AfXdpLabFact]
+    public void BothEndsOnAfXdp_FromFreshNamespaces_TheFirstRequestIsAnsweredAtOnce()
+    {
+        // Neither kernel knows the other's Ethernet address yet: the request leaves through A's UDP socket (which makes
+        // A's kernel resolve B), B's kernel learns A from that ARP request, and B's reply is framed from its table.
+        using var lab = new NetworkLab();
+        using var client = AfXdpLab.Open(lab.HostA, NetworkLab.AddressA, DatagramBackend.AfXdp);
+        using var server = AfXdpLab.Open(lab.HostB, NetworkLab.AddressB, DatagramBackend.AfXdp);
+        var batch = new ReceiveBatch(capacity: 4, bufferSize: 2048);
+        var send = new SendBatch(capacity: 1, maxDatagramSize: 16);
+        for (var round = 0; round < 3; round++)
+        {
+            send.Clear();
+            send.Add([(byte)round], server.LocalAddress);
+            Assert.Equal(1, client.Send(send));
+            Assert.Equal(1, server.Receive(batch, TimeSpan.FromSeconds(2)));
+            Assert.Equal(client.LocalAddress, batch[0].Source);
+            send.Clear();
+            send.Add([(byte)(round + 100)], batch[0].Source);
+            Assert.Equal(1, server.Send(send));
+            Assert.Equal(1, client.Receive(batch, TimeSpan.FromSeconds(2)));
+            Assert.Equal((byte)(round + 100), batch[0].Payload[0]);
+        }
+    }
+
+    [AfXdpLabFact]
     public void FramesBeyondAFullRxRing_AreCountedAsKernelDrops()
     {
         using var lab = new NetworkLab();
