@@ -45,7 +45,8 @@ public sealed partial class DatagramSocket : IDisposable
             SocketSetup.Configure(socket, options);
             socket.Bind(options.LocalEndPoint);
             _pal = Platform.Current.OpenDatagram(socket, options, _counters);
-            _kernelDrops = Platform.Current.OpenKernelDropCounter(socket);
+            // A backend that holds its own queues (AF_XDP's rings) counts their drops itself.
+            _kernelDrops = _pal as IKernelDropCounter ?? Platform.Current.OpenKernelDropCounter(socket);
         }
         catch
         {

@@ -11,6 +11,20 @@ namespace Salvo.Tests.Sockets;
 [AttributeUsage(AttributeTargets.Class)]
 public sealed class RequiresIoUringAttribute : Attribute;
 
+/// <summary>
+/// Marks a contract test class whose backend is AF_XDP over the two-host lab: its inherited tests are reported skipped
+/// where the lab or the backend cannot run, with the reason.
+/// </summary>
+[AttributeUsage(AttributeTargets.Class)]
+public sealed class RequiresAfXdpLabAttribute : Attribute;
+
+/// <summary>A contract test that does not apply to AF_XDP over the lab, with why; reported skipped for that backend only.</summary>
+[AttributeUsage(AttributeTargets.Method)]
+public sealed class NotOnAfXdpAttribute(string reason) : Attribute
+{
+    public string Reason { get; } = reason;
+}
+
 /// <summary>A contract fact: run for every backend's test class, skipped for a class whose backend is unavailable here.</summary>
 [XunitTestCaseDiscoverer("Salvo.Tests.Sockets.BackendFactDiscoverer", "Salvo.Tests")]
 public sealed class BackendFactAttribute : FactAttribute;
@@ -76,6 +90,20 @@ public sealed class BackendUnavailableTestCase : XunitTestCase
 
 internal static class BackendSkip
 {
-    public static string? ReasonFor(ITestMethod testMethod) =>
-        testMethod.TestClass.Class.GetCustomAttributes(typeof(RequiresIoUringAttribute)).Any() ? IoUringAvailability.Unavailable : null;
+    public static string? ReasonFor(ITestMethod testMethod)
+    {
+        var type = testMethod.TestClass.Class;
+        if (type.GetCustomAttributes(typeof(RequiresIoUringAttribute)).Any())
+        {
+            return IoUringAvailability.Unavailable;
+        }
+
+        if (!type.GetCustomAttributes(typeof(RequiresAfXdpLabAttribute)).Any())
+        {
+            return null;
+        }
+
+        return Xdp.AfXdpLab.WhyUnavailable()
+            ?? testMethod.Method.GetCustomAttributes(typeof(NotOnAfXdpAttribute)).Select(attribute => attribute.GetConstructorArguments().Single() as string).FirstOrDefault();
+    }
 }

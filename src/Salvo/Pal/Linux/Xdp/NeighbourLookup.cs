@@ -24,6 +24,13 @@ internal static class NeighbourLookup
     public static NetworkInterfaceInfo InterfaceOf(IPAddress local)
     {
         using var netlink = RouteNetlink.Open();
+        return InterfaceOf(netlink, local);
+    }
+
+    /// <summary>The interface that holds <paramref name="local"/>, asked on an open netlink socket (of the namespace it was opened in).</summary>
+    /// <exception cref="InvalidOperationException">No interface in that network namespace has the address.</exception>
+    public static NetworkInterfaceInfo InterfaceOf(RouteNetlink netlink, IPAddress local)
+    {
         var index = netlink.FindInterfaceOf(local);
         return (index > 0 ? netlink.GetLink(index) : null)
             ?? throw new InvalidOperationException($"No network interface in this network namespace has the address {local}: AF_XDP binds to the interface that holds the socket's local address.");

@@ -36,4 +36,8 @@ internal static class XskConstants
     public const long XDP_PGOFF_TX_RING = 0x80000000;
     public const long XDP_UMEM_PGOFF_FILL_RING = 0x100000000;
     public const long XDP_UMEM_PGOFF_COMPLETION_RING = 0x180000000;
+
+    // Busy polling on the socket (include/uapi/asm-generic/socket.h); SO_BUSY_POLL is in Constants.
+    public const int SO_PREFER_BUSY_POLL = 69;
+    public const int SO_BUSY_POLL_BUDGET = 70;
 }
