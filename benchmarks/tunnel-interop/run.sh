@@ -5,6 +5,7 @@
 # drops (Udp RcvbufErrors of /proc/net/snmp) in the receiving end's namespace. Medians over the rounds on stdout.
 # Two namespaces over a veth (198.18.0.1/.2, MTU 1500), tunnel MTU 1420, 198.19.0.0/24; nothing is pinned.
 # usage: run.sh BEFORE_SALVO AFTER_SALVO OUT_DIR [ROUNDS] [SECONDS]    (as root; each SALVO a salvo executable)
+#        PEERS="salvo" run.sh ...     only the Salvo <-> Salvo tunnel (default: "wireguard-go salvo")
 set -euo pipefail
 before=$1 after=$2 out=$3 rounds=${4:-3} seconds=${5:-5}
 for tool in ip wg wireguard-go iperf3 python3; do
@@ -68,8 +69,12 @@ up() { # salvo peer(wireguard-go|salvo)
   fi
   ip netns exec "$b" iperf3 -s -p 5201 > /dev/null 2>&1 &
   pids+=($!)
-  sleep 0.5
-  ip netns exec "$a" ping -n -q -c 3 -i 0.2 -W 2 198.19.0.2 > /dev/null
+  # The first pings start the handshake; on a loaded host it can take more than one 5 s retry.
+  for _ in $(seq 30); do
+    if ip netns exec "$a" ping -n -q -c 1 -W 1 198.19.0.2 > /dev/null; then return 0; fi
+  done
+  echo "run.sh: no ping through the tunnel within 30 tries; the ends' logs: $out/a.log, $out/b.log" >&2
+  exit 1
 }
 
 rcvbuf_errors() { ip netns exec "$1" awk '/^Udp:/ { if (seen) print $6; seen = 1 }' /proc/net/snmp; }
@@ -85,7 +90,7 @@ measure() { # side peer round direction(a-b|b-a)
 rm -f "$out/drops.txt"
 for round in $(seq "$rounds"); do
   for side in before after; do
-    for peer in wireguard-go salvo; do
+    for peer in ${PEERS:-wireguard-go salvo}; do
       echo "round $round $side, salvo <-> $peer: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
       up "${!side}" "$peer"
       measure "$side" "$peer" "$round" a-b
