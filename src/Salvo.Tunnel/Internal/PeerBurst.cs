@@ -5,12 +5,12 @@ namespace Salvo.Tunnel;
 /// then sends what it holds and gives up its core before the next one, so the peer gets to read between bursts.
 /// </summary>
 /// <remarks>
-/// Why: wireguard-go 0.0.20220316 (Debian 12's) reads one datagram per system call from a socket left at the
-/// default 212,992-byte buffer, which holds 92 datagrams of 1,452 bytes (the kernel charges each about
-/// 2.3 KB). A device read of 128 packets sent in one call (three GSO messages of up to 45) landed in that buffer within
-/// 40 us; in a two-core lab 16 % of the TCP stream's datagrams were dropped there, every one a retransmit for TCP
-/// (17,055 drops, 16,765 retransmits in 5 s). Smaller sends alone changed nothing (16 per call: 16,368 drops); giving
-/// up the core after each one let the receiver, sharing the cores, drain its socket (bursts of 16: 579 to 8,929).
+/// Why: wireguard-go 0.0.20220316 (Debian 12's) reads one datagram per system call from a socket left at the default
+/// 212,992-byte buffer, which holds 92 datagrams of 1,452 bytes (the kernel charges each about 2.3 KB). A device read
+/// of 128 packets sent in one call (three GSO messages of up to 45) landed in that buffer within 40 us; in a two-core
+/// lab about a sixth of the TCP stream's datagrams were dropped there, every one a retransmit for TCP (17,055 drops,
+/// 16,765 retransmits in 5 s). Smaller sends alone changed nothing (16 per call: 16,368 drops); giving up the core
+/// after each one let the receiver, sharing the cores, drain its socket (bursts of 16: 579 to 8,929).
 /// </remarks>
 internal sealed class PeerBurst(int limit)
 {
