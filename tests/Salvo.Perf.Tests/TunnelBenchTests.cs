@@ -31,11 +31,49 @@ public sealed class TunnelBenchTests
              "sum_sent":{"bits_per_second":2.5e8},"sum_received":{"bits_per_second":2.0e8}}}
             """;
 
-        var (mbps, loss) = BenchTools.ParseIperf(Json);
+        var (mbps, loss, retransmits) = BenchTools.ParseIperf(Json);
 
         Assert.Equal(200, mbps, precision: 6);
         Assert.Equal(12.5, loss, precision: 6);
+        Assert.Equal(0, retransmits);
     }
+
+    [Fact]
+    public void ParseIperf_Tcp_ReadsTheSendersRetransmits()
+    {
+        const string Json = """
+            {"start":{},"intervals":[],"end":{"sum_sent":{"bits_per_second":4.1e8,"retransmits":27855,"sender":true},
+             "sum_received":{"bits_per_second":4.0e8,"sender":true}}}
+            """;
+
+        var (mbps, _, retransmits) = BenchTools.ParseIperf(Json);
+
+        Assert.Equal(400, mbps, precision: 6);
+        Assert.Equal(27_855, retransmits);
+    }
+
+    [Fact]
+    public void Interop_PoolsEachSendingWayFromBothTunnels()
+    {
+        // Salvo sends A to B in "salvo <-> wireguard-go" and B to A in "wireguard-go <-> salvo".
+        var paths = new[]
+        {
+            Path("salvo <-> wireguard-go", tcp: [300, 310], retransmits: [9_000, 9_100], reverse: [650, 660], reverseRetransmits: [800, 810]),
+            Path("wireguard-go <-> salvo", tcp: [640, 630], retransmits: [700, 720], reverse: [320, 330], reverseRetransmits: [9_200, 9_300]),
+        };
+
+        var interop = TunnelBenchInterop.From(paths);
+
+        Assert.NotNull(interop);
+        Assert.Equal(315, interop.SalvoSendsMbps, precision: 6);
+        Assert.Equal(9_150, interop.SalvoSendsRetransmits, precision: 6);
+        Assert.Equal(645, interop.WireGuardGoSendsMbps, precision: 6);
+        Assert.Equal(760, interop.WireGuardGoSendsRetransmits, precision: 6);
+    }
+
+    [Fact]
+    public void Interop_WithoutBothInteropTunnels_IsNull() =>
+        Assert.Null(TunnelBenchInterop.From([Path("salvo <-> wireguard-go", tcp: [300], retransmits: [1], reverse: [600], reverseRetransmits: [1])]));
 
     [Fact]
     public void ParseIperf_ErrorInJson_IsReportedNotRead()
@@ -126,7 +164,8 @@ public sealed class TunnelBenchTests
     {
         var environment = new EnvironmentInfo("Debian", "6.18", "CPU", 2, ".NET 10", "2026-11-24T14:00:00Z", "1.00 1.00 1.00");
         var report = new TunnelBenchReport(environment, 3, 3, "not pinned",
-            [.. BenchLab.Paths.Select((p, i) => new TunnelBenchPath(p.Name, 1000 + i, 500, 1.5, 300, [1000 + i], [500], [300]))]);
+            [.. BenchLab.Paths.Select((p, i) => new TunnelBenchPath(p.Name, 1000 + i, 500, 1.5, 300, [1000 + i], [500], [300], TcpRetransmits: 27_855, TcpReverseMbps: 669))],
+            Interop: new TunnelBenchInterop(345, 27_855, 669, 8_789));
         using var output = new StringWriter();
         using var error = new StringWriter();
 
@@ -139,5 +178,11 @@ public sealed class TunnelBenchTests
         Assert.Contains(lines, l => l.StartsWith("salvo <-> salvo", StringComparison.Ordinal) && l.Contains("1,001", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("salvo <-> salvo over TCP", StringComparison.Ordinal) && l.Contains("1,005", StringComparison.Ordinal));
         Assert.Contains(lines, l => l.StartsWith("path", StringComparison.Ordinal) && l.Contains("CPU s/Gbit", StringComparison.Ordinal) && l.Contains("calls/pkt", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("path", StringComparison.Ordinal) && l.Contains("TCP A->B Mbit/s", StringComparison.Ordinal) && l.Contains("TCP B->A Mbit/s", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("salvo <-> wireguard-go", StringComparison.Ordinal) && l.Contains("27,855", StringComparison.Ordinal) && l.Contains("669", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.Contains("salvo -> wireguard-go 345 Mbit/s, 27,855 retransmits per run; wireguard-go -> salvo 669 Mbit/s, 8,789 retransmits per run", StringComparison.Ordinal));
     }
+
+    private static TunnelBenchPath Path(string name, double[] tcp, double[] retransmits, double[] reverse, double[] reverseRetransmits) =>
+        new(name, Spread.Of(tcp).Median, 0, 0, 0, tcp, [], [], TcpRetransmitSamples: retransmits, TcpReverseSamples: reverse, TcpReverseRetransmitSamples: reverseRetransmits);
 }

@@ -77,8 +77,11 @@ internal static class BenchTools
         }
     }
 
-    /// <summary>The receiver's throughput in Mbit/s and, for UDP, the loss in percent, from iperf3 -J output.</summary>
-    public static (double Mbps, double LossPercent) ParseIperf(string json)
+    /// <summary>
+    /// The receiver's throughput in Mbit/s, for UDP the loss in percent, and for TCP the sender's retransmitted segments
+    /// (the sending end's, also with -R, where the server sends and reports them), from iperf3 -J output.
+    /// </summary>
+    public static (double Mbps, double LossPercent, long Retransmits) ParseIperf(string json)
     {
         using var document = JsonDocument.Parse(json);
         var root = document.RootElement;
@@ -90,7 +93,8 @@ internal static class BenchTools
         var end = root.GetProperty("end");
         var received = end.GetProperty("sum_received").GetProperty("bits_per_second").GetDouble() / 1e6;
         var loss = end.TryGetProperty("sum", out var sum) && sum.TryGetProperty("lost_percent", out var lost) ? lost.GetDouble() : 0;
-        return (received, loss);
+        var retransmits = end.TryGetProperty("sum_sent", out var sent) && sent.TryGetProperty("retransmits", out var count) ? count.GetInt64() : 0;
+        return (received, loss, retransmits);
     }
 
     /// <summary>The average round trip in microseconds from ping's summary line (rtt min/avg/max/mdev = a/b/c/d ms).</summary>

@@ -7,7 +7,7 @@ using Salvo.Perf.Reporting;
 namespace Salvo.Perf.Tunnel;
 
 /// <summary>
-/// <c>salvo tunnel bench</c>: iperf3 (one TCP stream, then UDP at 1,300 B) and ping through Salvo to Salvo, Salvo to
+/// <c>salvo tunnel bench</c>: iperf3 (one TCP stream each way, then UDP at 1,300 B) and ping through Salvo to Salvo, Salvo to
 /// wireguard-go and back, wireguard-go to wireguard-go and the plain veth underneath, interleaved round by round,
 /// medians side by side.
 /// </summary>
@@ -81,6 +81,7 @@ internal static class TunnelBenchCommand
                 var cost = ProcessCost.Start(lab.ProcessIdsOf(name), seconds);
                 var tcp = Iperf(lab, target, seconds, ["-t", Text(seconds)]);
                 var (cpuPerGigabit, callsPerPacket) = cost.Finish(tcp.Mbps, seconds, name == "veth" ? VethMss : TunnelMss);
+                var reverse = Iperf(lab, target, seconds, ["-t", Text(seconds), "-R"]);
                 var udp = Iperf(lab, target, seconds, ["-t", Text(seconds), "-u", "-l", "1300", "-b", "0"]);
                 var sustained = SustainedUdp(lab, target, seconds, udp.Mbps);
                 var (exitCode, output) = BenchTools.RunIn(lab.HostA, "ping", ["-n", "-c", "50", "-i", "0.01", "-W", "2", target], timeoutSeconds: 30);
@@ -90,6 +91,9 @@ internal static class TunnelBenchCommand
                 }
 
                 path.Tcp.Add(tcp.Mbps);
+                path.Retransmits.Add(tcp.Retransmits);
+                path.Reverse.Add(reverse.Mbps);
+                path.ReverseRetransmits.Add(reverse.Retransmits);
                 path.Udp.Add(udp.Mbps);
                 path.Loss.Add(udp.LossPercent);
                 path.Sustained.Add(sustained.Mbps);
@@ -107,13 +111,15 @@ internal static class TunnelBenchCommand
             }
         }
 
+        var paths = BenchLab.Paths.Select(p => samples[p.Name].ToPath(p.Name)).ToList();
         return new TunnelBenchReport(
             environment,
             seconds,
             rounds,
             Placement,
-            [.. BenchLab.Paths.Select(p => samples[p.Name].ToPath(p.Name))],
-            EnvironmentInfo.Capture().LoadAverage ?? string.Empty);
+            paths,
+            EnvironmentInfo.Capture().LoadAverage ?? string.Empty,
+            TunnelBenchInterop.From(paths));
     }
 
     /// <summary>
@@ -132,7 +138,7 @@ internal static class TunnelBenchCommand
             loss = udp.LossPercent;
             if (loss < 1)
             {
-                best = udp;
+                best = (udp.Mbps, udp.LossPercent);
                 rate = Math.Floor(rate * 1.25);
             }
             else if (best is not null)
@@ -148,7 +154,7 @@ internal static class TunnelBenchCommand
         return best ?? (0, loss);
     }
 
-    private static (double Mbps, double LossPercent) Iperf(BenchLab lab, string target, int seconds, string[] arguments)
+    private static (double Mbps, double LossPercent, long Retransmits) Iperf(BenchLab lab, string target, int seconds, string[] arguments)
     {
         var (exitCode, output) = BenchTools.RunIn(lab.HostA, "iperf3", ["-c", target, "-p", "5201", "-J", .. arguments], timeoutSeconds: seconds + 30);
         return exitCode == 0 || output.TrimStart().StartsWith('{')
@@ -158,12 +164,16 @@ internal static class TunnelBenchCommand
 
     internal static void Print(CliConsole console, TunnelBenchReport report)
     {
-        var table = new TextTable("path", "TCP Mbit/s", "CPU s/Gbit", "calls/pkt", "UDP max Mbit/s", "loss %", "UDP <1% loss Mbit/s", "loss %", "ping p50 us");
+        var table = new TextTable(
+            "path", "TCP A->B Mbit/s", "retr", "TCP B->A Mbit/s", "retr", "CPU s/Gbit", "calls/pkt", "UDP max Mbit/s", "loss %", "UDP <1% loss Mbit/s", "loss %", "ping p50 us");
         foreach (var path in report.Paths)
         {
             table.Add(
                 path.Path,
                 Number(path.TcpMbps),
+                Number(path.TcpRetransmits),
+                Number(path.TcpReverseMbps),
+                Number(path.TcpReverseRetransmits),
                 Optional(path.TcpCpuSecondsPerGigabit, "0.00"),
                 Optional(path.TcpSyscallsPerPacket, "0.00"),
                 Number(path.UdpMbps),
@@ -175,8 +185,16 @@ internal static class TunnelBenchCommand
 
         console.Line($"salvo tunnel bench: medians of {report.Rounds} interleaved rounds, iperf3 -t {report.Seconds}, one TCP stream; UDP -l 1300 -b 0, then the highest rate tried (25 % steps up, 20 % down) with under 1 % loss; ping -c 50 -i 0.01");
         table.Write(console);
-        console.Line("CPU s/Gbit: user + system seconds of both tunnel processes per gigabit of the TCP run; calls/pkt: their system calls " +
+        console.Line("TCP A->B: the end named first sends (iperf3 client in A); B->A: iperf3 -R; retr: segments the TCP sender retransmitted per run. " +
+            "CPU s/Gbit: user + system seconds of both tunnel processes per gigabit of the A->B run; calls/pkt: their system calls " +
             $"(perf, raw_syscalls:sys_enter) per {TunnelMss}-byte TCP segment carried");
+        if (report.Interop is { } interop)
+        {
+            console.Line(string.Create(CultureInfo.InvariantCulture,
+                $"interop, one TCP stream, both tunnels pooled: salvo -> wireguard-go {Number(interop.SalvoSendsMbps)} Mbit/s, {Number(interop.SalvoSendsRetransmits)} retransmits per run; " +
+                $"wireguard-go -> salvo {Number(interop.WireGuardGoSendsMbps)} Mbit/s, {Number(interop.WireGuardGoSendsRetransmits)} retransmits per run"));
+        }
+
         console.Line($"{report.Environment.TimestampUtc}, {report.Environment.Describe()}; load average at the end {report.LoadAverageAtEnd}; {report.Placement}");
         console.Document(report, PerfJson.Indented.TunnelBenchReport, PerfJson.Compact.TunnelBenchReport);
     }
@@ -191,6 +209,12 @@ internal static class TunnelBenchCommand
     private sealed class PathSamples
     {
         public List<double> Tcp { get; } = [];
+
+        public List<double> Retransmits { get; } = [];
+
+        public List<double> Reverse { get; } = [];
+
+        public List<double> ReverseRetransmits { get; } = [];
 
         public List<double> Udp { get; } = [];
 
@@ -218,6 +242,12 @@ internal static class TunnelBenchCommand
             Cpu.Count > 0 ? Spread.Of(Cpu).Median : null,
             Calls.Count > 0 ? Spread.Of(Calls).Median : null,
             Spread.Of(Sustained).Median,
-            Spread.Of(SustainedLoss).Median);
+            Spread.Of(SustainedLoss).Median,
+            Spread.Of(Retransmits).Median,
+            Spread.Of(Reverse).Median,
+            Spread.Of(ReverseRetransmits).Median,
+            Retransmits,
+            Reverse,
+            ReverseRetransmits);
     }
 }
