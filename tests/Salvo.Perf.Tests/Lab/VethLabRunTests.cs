@@ -1,0 +1,62 @@
+using System.Text.Json;
+using Salvo.Perf.Lab;
+
+namespace Salvo.Perf.Tests.Lab;
+
+/// <summary>One short <c>salvo lab</c> run: two namespaces, every path at one size and one level, and nothing left behind.</summary>
+public sealed class VethLabRunTests
+{
+    [VethLabFact]
+    public async Task Lab_OneShortRound_ReportsKernelAndCRowsAndRemovesItsNamespaces()
+    {
+        var source = VethLabFactAttribute.FindUdplimitSource();
+
+        // 0.3 s windows, one round: six points of about 1-3 s each on a busy 2-core machine.
+        var (exitCode, output, error) = await Cli.RunAsync(
+            "lab", "--udplimit", source!, "-t", "0.3", "--warmup", "0.1", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--json");
+
+        Assert.True(exitCode == 0, error);
+        using var document = JsonDocument.Parse(output);
+        var rates = document.RootElement.GetProperty("rates").EnumerateArray().ToDictionary(p => p.GetProperty("receiver").GetString()!);
+        var rr = document.RootElement.GetProperty("requestResponse").EnumerateArray().ToDictionary(p => p.GetProperty("path").GetString()!);
+        foreach (var path in new[] { "kernel", "c" })
+        {
+            Assert.True(rates[path].GetProperty("datagramsPerSecond").GetDouble() > 0, $"{path}: {rates[path]}");
+            Assert.True(rates[path].GetProperty("cpuNanosecondsPerDatagram").GetDouble() > 0, $"{path}: {rates[path]}");
+            Assert.True(rr[path].GetProperty("requestsPerSecond").GetDouble() > 0, $"{path}: {rr[path]}");
+        }
+
+        Assert.Equal("salvo-LinuxBatched", rates["kernel"].GetProperty("backend").GetString());
+        // AF_XDP either measured or says why not.
+        Assert.True(rates["afxdp"].TryGetProperty("datagramsPerSecond", out _) || rates["afxdp"].GetProperty("notMeasured").GetString()!.Length > 0, rates["afxdp"].ToString());
+        var (_, namespaces) = Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]);
+        Assert.DoesNotContain($"{VethLab.Prefix}{Environment.ProcessId}-", namespaces, StringComparison.Ordinal);
+    }
+}
+
+/// <summary>A fact that needs what <c>salvo lab</c> needs (Linux, root, ip, taskset, gcc) and the C reference's source; skipped with the reason otherwise.</summary>
+public sealed class VethLabFactAttribute : FactAttribute
+{
+    public VethLabFactAttribute()
+    {
+        var missing = LabRequirements.Missing(OperatingSystem.IsLinux(), Environment.UserName == "root", Salvo.Perf.Tunnel.BenchTools.Find);
+        Skip = missing.Count > 0 ? $"salvo lab cannot run here: {string.Join("; ", missing)}"
+            : FindUdplimitSource() is null ? "the C reference's source (shared/udplimit/udplimit.c in a folder above the tests) is not here"
+            : null;
+    }
+
+    /// <summary>shared/udplimit in a folder above the test's output (the repository's sibling), or null.</summary>
+    public static string? FindUdplimitSource()
+    {
+        for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
+        {
+            var candidate = Path.Combine(folder.FullName, "shared", "udplimit");
+            if (File.Exists(Path.Combine(candidate, CReference.SourceFile)))
+            {
+                return candidate;
+            }
+        }
+
+        return null;
+    }
+}
