@@ -25,7 +25,7 @@ internal static class LabRequirements
         var missing = new List<string>();
         if (!isRoot)
         {
-            missing.Add("root: creating network namespaces needs it, and AF_XDP needs CAP_NET_ADMIN and CAP_BPF (run with sudo)");
+            missing.Add("root: creating network namespaces needs it, and AF_XDP needs CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF (run with sudo)");
         }
 
         var absent = s_tools.Where(t => find(t.Tool) is null).ToList();

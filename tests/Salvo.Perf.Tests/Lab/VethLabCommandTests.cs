@@ -27,7 +27,7 @@ public sealed class VethLabCommandTests
 
         var only = Assert.Single(missing);
         Assert.StartsWith("root:", only, StringComparison.Ordinal);
-        Assert.Contains("CAP_NET_ADMIN and CAP_BPF", only, StringComparison.Ordinal);
+        Assert.Contains("CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF", only, StringComparison.Ordinal);
     }
 
     [Fact]

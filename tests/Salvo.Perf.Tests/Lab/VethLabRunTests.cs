@@ -32,6 +32,46 @@ public sealed class VethLabRunTests
         var (_, namespaces) = Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]);
         Assert.DoesNotContain($"{VethLab.Prefix}{Environment.ProcessId}-", namespaces, StringComparison.Ordinal);
     }
+
+    [VethLabFact]
+    public void Lab_Sigterm_EndsItsProcessesRemovesItsNamespacesAndExitsWith143()
+    {
+        // C alone, 30 s windows: the signal comes while the first point runs.
+        using var child = Reliability.SalvoChild.Start(["lab", "--udplimit", VethLabFactAttribute.FindUdplimitSource()!, "-t", "30", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--paths", "c"]);
+        child.Output.WaitFor("lab: round 1/1, c receiving", TimeSpan.FromSeconds(60));
+        var namespaces = $"{VethLab.Prefix}{child.Process.Id}-";
+        Assert.Contains(namespaces, Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]).Output, StringComparison.Ordinal);
+
+        child.Signal("TERM");
+
+        Assert.True(child.Process.WaitForExit(TimeSpan.FromSeconds(60)), $"it did not end on SIGTERM: {child.Output.Text}");
+        child.Process.WaitForExit();
+        Assert.True(child.Process.ExitCode == 143, $"exit code {child.Process.ExitCode}: {child.Output.Text}");
+        Assert.Contains("salvo: cancelled (SIGTERM)", child.Output.Text, StringComparison.Ordinal);
+        Assert.DoesNotContain(namespaces, Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]).Output, StringComparison.Ordinal);
+    }
+
+    [VethLabFact]
+    public void VethLab_NamespacesOfADeadRun_AreRemovedAtTheNextStart()
+    {
+        // A process that has ended leaves a free id: a namespace named after it is what a killed run leaves.
+        using var ended = System.Diagnostics.Process.Start("true");
+        ended.WaitForExit();
+        var stale = $"{VethLab.Prefix}{ended.Id}-a";
+        Assert.Equal(0, Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "add", stale]).ExitCode);
+        try
+        {
+            using var lab = new VethLab();
+
+            var list = Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]).Output;
+            Assert.DoesNotContain(stale, list, StringComparison.Ordinal);
+            Assert.Contains(lab.HostB, list, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "del", stale]);
+        }
+    }
 }
 
 /// <summary>A fact that needs what <c>salvo lab</c> needs (Linux, root, ip, taskset, gcc) and the C reference's source; skipped with the reason otherwise.</summary>
