@@ -24,4 +24,18 @@ public enum DatagramBackend
     /// </summary>
     [SupportedOSPlatform("linux")]
     IoUring = 3,
+
+    /// <summary>
+    /// AF_XDP (Linux only): an XDP program on the interface that holds the bound address hands that port's UDP frames to
+    /// AF_XDP sockets (one per receive queue of the interface), and datagrams move through rings shared with the kernel
+    /// with no system call per datagram, framed by Salvo (Ethernet, IPv4 or IPv6, UDP). The UDP socket still binds the
+    /// port, which reserves it, and carries what does not come through the interface (datagrams from this host).
+    /// Needs root or CAP_NET_ADMIN, CAP_BPF and CAP_NET_RAW, a socket bound to an interface's own address, and a queue
+    /// and an XDP slot of that interface to itself: one such socket per interface. <see cref="DatagramSocket.IsBackendAvailable"/>
+    /// says why not where it cannot run; a socket that asks for it where it cannot run fails to open, naming the reason.
+    /// No GSO or GRO, no IP fragments, and the kernel's firewall does not see its packets.
+    /// <see cref="DatagramCapabilities.AfXdp"/> says whether the driver runs it in zero-copy or copy mode.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    AfXdp = 4,
 }

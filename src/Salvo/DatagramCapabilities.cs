@@ -15,6 +15,13 @@ public readonly record struct DatagramCapabilities(bool BatchedIo, bool Gso, boo
     public const int MaxGsoMessageBytes = 65_507;
 
     /// <summary>
+    /// How an <see cref="DatagramBackend.AfXdp"/> socket's frames move between the driver and its shared memory:
+    /// <see cref="AfXdpMode.ZeroCopy"/> where the driver supports it, else <see cref="AfXdpMode.Copy"/>;
+    /// <see cref="AfXdpMode.None"/> on every other backend.
+    /// </summary>
+    public AfXdpMode AfXdp { get; init; }
+
+    /// <summary>
     /// How many datagrams of <paramref name="datagramSize"/> bytes fill one GSO message: the lesser of
     /// <see cref="MaxGsoSegments"/> and what fits in <see cref="MaxGsoMessageBytes"/> (47 of 1,380 bytes, 64 of
     /// 64 bytes); 1 without GSO. A <see cref="SendBatch"/> whose capacity is a multiple of this sends only full

@@ -22,7 +22,8 @@ public sealed partial class DatagramSocket
     /// <param name="reason">
     /// Null when the backend runs; otherwise why not: it needs another operating system (options asking for it are
     /// refused), or what the kernel refused (<see cref="DatagramBackend.IoUring"/> then falls back to
-    /// <see cref="DatagramBackend.LinuxBatched"/>).
+    /// <see cref="DatagramBackend.LinuxBatched"/>), or for <see cref="DatagramBackend.AfXdp"/> what the process lacks (root, or
+    /// CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN) or the kernel refused; options asking for it are then refused.
     /// </param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="backend"/> is not a defined backend.</exception>
     public static bool IsBackendAvailable(DatagramBackend backend, [NotNullWhen(false)] out string? reason)

@@ -89,6 +89,14 @@ public sealed class DatagramSocketOptions
     /// </summary>
     public bool DontFragment { get; set; }
 
+    /// <summary>
+    /// How a <see cref="DatagramBackend.AfXdp"/> socket waits for datagrams: true spins on its receive ring (no system call
+    /// and no wake-up, the lowest latency, one core busy for as long as a receive waits) and asks the kernel to busy-poll
+    /// the queue (SO_PREFER_BUSY_POLL, SO_BUSY_POLL, SO_BUSY_POLL_BUDGET); false sleeps in poll(2) until the ring has
+    /// frames. Ignored by other backends. Defaults to false.
+    /// </summary>
+    public bool AfXdpBusyPoll { get; [SupportedOSPlatform("linux")] set; }
+
     /// <summary>Where the socket logs rare events (for example GSO switched off). Defaults to no logging.</summary>
     public ILogger? Logger { get; set; }
 

@@ -23,8 +23,8 @@ public sealed partial class NetworkLab : IDisposable
         var tag = $"{Environment.ProcessId}-{Interlocked.Increment(ref s_next)}";
         HostA = $"{Prefix}{tag}-a";
         HostB = $"{Prefix}{tag}-b";
-        var vethA = $"sv{tag}a";
-        var vethB = $"sv{tag}b";
+        var vethA = LinkA = $"sv{tag}a";
+        var vethB = LinkB = $"sv{tag}b";
         try
         {
             Ip($"netns add {HostA}");
@@ -51,6 +51,12 @@ public sealed partial class NetworkLab : IDisposable
     public string HostA { get; }
 
     public string HostB { get; }
+
+    /// <summary>Host A's end of the veth pair (inside <see cref="HostA"/>).</summary>
+    public string LinkA { get; }
+
+    /// <summary>Host B's end of the veth pair (inside <see cref="HostB"/>).</summary>
+    public string LinkB { get; }
 
     /// <summary>Whether this process can build the lab: Linux, root, and the ip tool.</summary>
     public static string? WhyUnavailable()

@@ -115,6 +115,13 @@ public sealed class ZeroAllocationTests
     {
         using var receiver = Open(backend);
         using var sender = Open(backend);
+        return AssertZeroAllocation(receiver, sender, payloadLength, receiveBufferSize);
+    }
+
+    /// <summary>Moves datagrams from <paramref name="sender"/> to <paramref name="receiver"/> on two dedicated threads and asserts that neither allocates per datagram.</summary>
+    internal static (DatagramCapabilities Sender, DatagramCapabilities Receiver) AssertZeroAllocation(
+        DatagramSocket receiver, DatagramSocket sender, int payloadLength, int receiveBufferSize = 2048)
+    {
         var destination = receiver.LocalAddress;
         const int total = WarmUp + Measured;
         long received = 0;

@@ -17,6 +17,7 @@ internal enum Errno
     EACCES = 13,
     EFAULT = 14,
     EBUSY = 16,
+    EEXIST = 17,
     ENODEV = 19,
     EINVAL = 22,
     ENOSYS = 38,

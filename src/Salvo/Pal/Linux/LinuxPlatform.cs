@@ -14,12 +14,17 @@ internal sealed class LinuxPlatform : Platform
 
     public override bool GathersStreamSends => true;
 
-    public override string? RefuseBackend(DatagramBackend backend) => null;
+    public override string? RefuseBackend(DatagramBackend backend) => backend == DatagramBackend.AfXdp ? AfXdpProbe.Refusal : null;
 
     public override string? BackendFallback(DatagramBackend backend) => backend == DatagramBackend.IoUring ? IoUringEngines.Refusal : null;
 
     public override DatagramPal OpenDatagram(Socket socket, DatagramSocketOptions options, SocketCounters counters)
     {
+        if (options.Backend == DatagramBackend.AfXdp)
+        {
+            return new AfXdpDatagramPal(socket, counters, options);
+        }
+
         if (options.Backend == DatagramBackend.IoUring)
         {
             if (IoUringEngines.Refusal is null)

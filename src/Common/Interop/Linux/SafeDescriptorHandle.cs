@@ -3,7 +3,8 @@ using System.Runtime.InteropServices;
 namespace Salvo.Interop.Linux;
 
 /// <summary>
-/// A descriptor this process opened itself (a TUN device; sockets have the runtime's own handle). Imports take it as
+/// A descriptor this process opened itself (a TUN device, a BPF object or link, a netlink or AF_XDP socket; sockets the
+/// runtime opens have its own handle). Imports take it as
 /// a <see cref="SafeHandle"/>, so the marshaller holds a reference for the length of each call and a concurrent
 /// dispose closes the descriptor only after the last call using it returns.
 /// </summary>
