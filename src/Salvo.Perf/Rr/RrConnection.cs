@@ -39,7 +39,7 @@ internal sealed class RrConnection : IDisposable
         _codec = codec;
         _socket = new DatagramSocket(new DatagramSocketOptions
         {
-            LocalEndPoint = new IPEndPoint(target.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
+            LocalEndPoint = new IPEndPoint(backend == DatagramBackend.AfXdp ? SourceFor(target) : target.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
             ReceiveBufferSize = 4 << 20,
             Backend = backend,
         });
@@ -58,6 +58,18 @@ internal sealed class RrConnection : IDisposable
         // Room for twice the expected response (at least 2 KiB), so a responder that answers with more than
         // asked is seen whole rather than cut, without 64 x 64 KiB of pinned buffers per connection.
         _responses = new ReceiveBatch(BatchSize, Math.Clamp(2 * responseBytes, 2_048, ReceiveBatch.DefaultBufferSize));
+    }
+
+    /// <summary>
+    /// The address the kernel's route to <paramref name="target"/> leaves from: an AF_XDP socket must be bound to an
+    /// interface's own address, where a wildcard bind names no interface. A connected UDP socket learns it without
+    /// sending anything.
+    /// </summary>
+    internal static IPAddress SourceFor(IPEndPoint target)
+    {
+        using var probe = new Socket(target.AddressFamily, SocketType.Dgram, ProtocolType.Udp);
+        probe.Connect(target);
+        return ((IPEndPoint)probe.LocalEndPoint!).Address;
     }
 
     /// <summary>Requests per send and responses per receive, at most: the library's default batch.</summary>
