@@ -16,6 +16,9 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
     private const int RatePort = 47_400;
     private const int RrPort = 47_401;
 
+    /// <summary>Seconds the sender keeps sending past the receiver's warm-up and window, unless ended sooner.</summary>
+    private const double SenderSlackSeconds = 10;
+
     /// <summary>What a receiver or responder gets to open its socket (AF_XDP attaches a program) and print it is ready.</summary>
     private static readonly TimeSpan s_readyTimeout = TimeSpan.FromSeconds(30);
 
@@ -121,12 +124,13 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
             return Outcome.Refused(notReady);
         }
 
-        // The sender outlasts the receiver's window, which opens at the first datagram; -k keeps it sending through
-        // a port-unreachable from a receiver that ended first.
+        // The sender outlasts the receiver's window, which opens at the first datagram, by far (a receiver starved on a
+        // busy host once saw the sender end before its first datagram), and is ended when the receiver is done: its
+        // own figures are not used. -k keeps it sending through a port-unreachable.
         using var sending = LabProcess.Start(lab.HostA, settings.SenderCpu,
-            [_udplimit, "send", "-m", "sendmmsg", "-s", Text(size), "-t", Text(settings.WarmupSeconds + settings.Seconds + 1), "-p", port, "-k"], "C's sender");
+            [_udplimit, "send", "-m", "sendmmsg", "-s", Text(size), "-t", Text(settings.WarmupSeconds + settings.Seconds + SenderSlackSeconds), "-p", port, "-k"], "C's sender");
         var output = receiving.WaitForExit(TimeSpan.FromSeconds(settings.WarmupSeconds + settings.Seconds) + s_exitMargin, cancellationToken);
-        sending.WaitForExit(TimeSpan.FromSeconds(settings.WarmupSeconds + settings.Seconds + 1) + s_exitMargin, cancellationToken);
+        sending.Stop();
         var result = output is null ? null : ResultLine.Find(output);
         if (result is null || result.ContainsKey("error") || !result.ContainsKey("dgrams"))
         {
