@@ -17,6 +17,24 @@ internal static class BackendOption
         "with the process, Linux only, root; the socket must be bound to an interface's own address).",
         "auto", "linux", "uring", "portable", "afxdp");
 
+    /// <summary><c>--afxdp-busy-poll</c>: AF_XDP sockets spin on their rings instead of sleeping in poll(2) (<see cref="DatagramSocketOptions.AfXdpBusyPoll"/>).</summary>
+    public static Option<bool> AfXdpBusyPoll(string appliesTo) => new("--afxdp-busy-poll")
+    {
+        Description = $"With --backend afxdp: {appliesTo} spin on their rings and ask the kernel to busy-poll the queue (the lowest latency; " +
+            "a core busy while a receive waits) instead of sleeping in poll(2). Defaults to off.",
+    };
+
+    /// <summary>Sets <see cref="DatagramSocketOptions.AfXdpBusyPoll"/> when asked for (Linux only: other backends ignore it).</summary>
+    public static DatagramSocketOptions WithBusyPoll(DatagramSocketOptions options, bool busyPoll)
+    {
+        if (busyPoll && OperatingSystem.IsLinux())
+        {
+            options.AfXdpBusyPoll = true;
+        }
+
+        return options;
+    }
+
     /// <summary>The backend asked for; linux, uring or afxdp on another OS fails here, naming the option, not when a socket opens.</summary>
     public static DatagramBackend Read(ParseResult parse, Option<string> option) => parse.GetValue(option) switch
     {

@@ -78,7 +78,7 @@ internal static class LabCommand
 
         public Option<string[]> Paths { get; } = new("--paths")
         {
-            Description = $"What to measure, comma-separated: kernel (Salvo, recvmmsg/sendmmsg), afxdp (Salvo, AF_XDP), c (udplimit). Defaults to {string.Join(',', LabPaths.All)}.",
+            Description = $"What to measure, comma-separated: kernel (Salvo, recvmmsg/sendmmsg), afxdp (Salvo, AF_XDP waiting in poll(2)), afxdp-busy (Salvo, AF_XDP busy-polling), c (udplimit). Defaults to {string.Join(',', LabPaths.All)}.",
             HelpName = "PATH[,PATH...]",
             Arity = ArgumentArity.ExactlyOne,
             DefaultValueFactory = _ => [.. LabPaths.All],

@@ -32,8 +32,9 @@ internal static class LabReceiveCommand
         var firstWait = CommonOptions.Seconds("--first-wait", null, 10, "Seconds to wait for the first datagram.");
         var warmup = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds after the first datagram (the JIT's tiers settle).", allowZero: true);
         var backend = BackendOption.Create("the receiving socket");
+        var busyPoll = BackendOption.AfXdpBusyPoll("the receiving socket");
         var command = new Command("receive", "Internal: the receiver 'salvo lab' runs in its namespace B.") { Hidden = true };
-        foreach (var option in new Option[] { bind, port, size, time, firstWait, warmup, backend })
+        foreach (var option in new Option[] { bind, port, size, time, firstWait, warmup, backend, busyPoll })
         {
             command.Options.Add(option);
         }
@@ -46,17 +47,18 @@ internal static class LabReceiveCommand
             parse.GetValue(firstWait),
             parse.GetValue(warmup),
             BackendOption.Read(parse, backend),
+            parse.GetValue(busyPoll),
             cancellationToken)));
         return command;
     }
 
-    private static int Run(CliConsole console, IPEndPoint endPoint, int size, double seconds, double firstWait, double warmup, DatagramBackend backend, CancellationToken cancellationToken)
+    private static int Run(CliConsole console, IPEndPoint endPoint, int size, double seconds, double firstWait, double warmup, DatagramBackend backend, bool busyPoll, CancellationToken cancellationToken)
     {
-        using var socket = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = endPoint, ReceiveBufferSize = SocketBufferBytes, Backend = backend });
+        using var socket = new DatagramSocket(BackendOption.WithBusyPoll(new DatagramSocketOptions { LocalEndPoint = endPoint, ReceiveBufferSize = SocketBufferBytes, Backend = backend }, busyPoll));
         // One buffer per datagram a little larger than the payload: 64 buffers of 64 KiB would spread each batch over
         // 4 MiB that the caches cannot hold (as the loopback command's receiver).
         var batch = new ReceiveBatch(ReceiveBatch.DefaultCapacity, Math.Min(ReceiveBatch.DefaultBufferSize, size + 1));
-        var method = $"salvo-{socket.Backend}";
+        var method = $"salvo-{socket.Backend}" + (busyPoll && socket.Backend == DatagramBackend.AfXdp ? "-busy-poll" : string.Empty);
         console.Note($"{Ready} receive {method} on {socket.LocalEndPoint}");
         var waiting = Stopwatch.StartNew();
         var first = 0;

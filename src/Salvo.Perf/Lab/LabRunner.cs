@@ -116,7 +116,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         var port = Text(RatePort);
         var seconds = Text(settings.Seconds);
         string[] receiver = LabPaths.Backend(path) is { } backend
-            ? [.. SalvoItself.Command(), "lab", "receive", "-p", port, "--size", Text(size), "-t", seconds, "--first-wait", "10", "--warmup", Text(settings.WarmupSeconds), "--backend", backend]
+            ? [.. SalvoItself.Command(), "lab", "receive", "-p", port, "--size", Text(size), "-t", seconds, "--first-wait", "10", "--warmup", Text(settings.WarmupSeconds), .. backend]
             : [_udplimit, "recv", "-m", "recvmmsg", "-t", seconds, "-p", port, "-W", "10"];
         using var receiving = LabProcess.Start(lab.HostB, settings.ReceiverCpu, receiver, $"the {path} receiver");
         if (receiving.WaitForLine(LabReceiveCommand.Ready, s_readyTimeout, cancellationToken) is { } notReady)
@@ -152,7 +152,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         var bytes = Text(settings.RequestBytes);
         var backend = LabPaths.Backend(path);
         var (server, ready) = backend is not null
-            ? ((string[])[.. SalvoItself.Command(), "server", "-B", VethLab.AddressB, "-p", port, "--backend", backend, "-i", "0"], "listening on")
+            ? ((string[])[.. SalvoItself.Command(), "server", "-B", VethLab.AddressB, "-p", port, .. backend, "-i", "0"], "listening on")
             : ([_udplimit, "ppserver", "-p", port, "-r", bytes, "-t", Text(settings.WarmupSeconds + settings.Seconds + s_exitMargin.TotalSeconds), "-I", "5"], "READY");
         using var responding = LabProcess.Start(lab.HostB, settings.ReceiverCpu, server, $"the {path} responder");
         if (responding.WaitForLine(ready, s_readyTimeout, cancellationToken) is { } notReady)
@@ -162,7 +162,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
 
         string[] client = backend is not null
             ? [.. SalvoItself.Command(), "rr", "--server", $"{VethLab.AddressB}:{port}", "-P", Text(parallel), "--request", bytes, "--response", bytes,
-                "-t", Text(settings.Seconds), "--warmup", Text(settings.WarmupSeconds), "--backend", backend, "--json"]
+                "-t", Text(settings.Seconds), "--warmup", Text(settings.WarmupSeconds), .. backend, "--json"]
             : [_udplimit, "ppclient", "-p", port, "-n", Text(parallel), "-q", bytes, "-t", Text(settings.Seconds), "-w", Text(settings.WarmupSeconds)];
         using var asking = LabProcess.Start(lab.HostA, settings.SenderCpu, client, $"the {path} client");
         var output = asking.WaitForExit(TimeSpan.FromSeconds(settings.WarmupSeconds + settings.Seconds) + s_exitMargin, cancellationToken);

@@ -33,16 +33,17 @@ internal sealed class RrConnection : IDisposable
     /// <param name="codec">The wire protocol.</param>
     /// <param name="responseBytes">The expected response size; longer responses are received whole up to 64 KiB.</param>
     /// <param name="backend">The socket's backend.</param>
-    public RrConnection(IPEndPoint target, RrPlan plan, IRrCodec codec, int responseBytes, DatagramBackend backend = DatagramBackend.Auto)
+    /// <param name="afXdpBusyPoll">With <see cref="DatagramBackend.AfXdp"/>: spin on the rings rather than sleep in poll(2).</param>
+    public RrConnection(IPEndPoint target, RrPlan plan, IRrCodec codec, int responseBytes, DatagramBackend backend = DatagramBackend.Auto, bool afXdpBusyPoll = false)
     {
         _plan = plan;
         _codec = codec;
-        _socket = new DatagramSocket(new DatagramSocketOptions
+        _socket = new DatagramSocket(Cli.BackendOption.WithBusyPoll(new DatagramSocketOptions
         {
             LocalEndPoint = new IPEndPoint(backend == DatagramBackend.AfXdp ? SourceFor(target) : target.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
             ReceiveBufferSize = 4 << 20,
             Backend = backend,
-        });
+        }, afXdpBusyPoll));
         _socket.Connect(target);
         _requests = new SendBatch(BatchSize, codec.RequestBytes);
 

@@ -46,7 +46,7 @@ public sealed class VethLabCommandTests
     [InlineData("--sizes", "1473", "--sizes: 1473 bytes is over 1472")]
     [InlineData("--sizes", "8", "--sizes: 8 bytes is under the minimum of 16")]
     [InlineData("--parallel-levels", "1,0", "--parallel-levels: '0' is not a count from 1 to 256")]
-    [InlineData("--paths", "kernel,dpdk", "--paths: 'dpdk' is not one of kernel, afxdp, c")]
+    [InlineData("--paths", "kernel,dpdk", "--paths: 'dpdk' is not one of kernel, afxdp, afxdp-busy, c")]
     [InlineData("--time", "61", "--time")]
     [InlineData("--rounds", "10", "--rounds")]
     [InlineData("--request", "1500", "--request")]
@@ -105,7 +105,7 @@ public sealed class VethLabCommandTests
         Assert.Equal([64, 1_380], settings.Sizes);
         Assert.Equal([1, 4, 16], settings.ParallelLevels);
         Assert.Equal(512, settings.RequestBytes);
-        Assert.Equal(["kernel", "afxdp", "c"], settings.Paths);
+        Assert.Equal(["kernel", "afxdp", "afxdp-busy", "c"], settings.Paths);
         Assert.Equal((0, 1), (settings.SenderCpu, settings.ReceiverCpu));
     }
 
