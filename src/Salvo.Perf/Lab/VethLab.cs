@@ -40,9 +40,9 @@ internal sealed class VethLab : IDisposable
             BenchTools.Ip("link", "add", DeviceA, "mtu", mtu, "type", "veth", "peer", "name", DeviceB, "mtu", mtu);
             Join(HostA, DeviceA, AddressA);
             Join(HostB, DeviceB, AddressB);
-            // Each end knows the other's Ethernet address from the start: an AF_XDP socket takes it from the kernel's
-            // neighbour table, and its first datagrams to a peer not resolved yet got no answer (rr at one in flight
-            // saw none within 1 s from fresh namespaces; none lost with these entries). No ARP runs during a point.
+            // Each end knows the other's Ethernet address from the start, so no ARP runs during a point and an AF_XDP
+            // socket, which frames from the kernel's neighbour table, finds its peer there from the first datagram (from
+            // fresh namespaces, rr at one in flight once saw no answer within 1 s; none lost with these entries).
             Neighbour(HostA, DeviceA, AddressB, EthernetAddress(HostB, DeviceB));
             Neighbour(HostB, DeviceB, AddressA, EthernetAddress(HostA, DeviceA));
         }
