@@ -3,7 +3,7 @@ using System.Text.Json;
 namespace Salvo.Perf.Tests;
 
 /// <summary>
-/// <c>--backend auto|linux|uring|portable</c> on loopback, server, client, rr and sweep: a bad value stops the command at
+/// <c>--backend auto|linux|uring|portable|afxdp</c> on loopback, server, client, rr and sweep: a bad value stops the command at
 /// start naming the option, and the chosen backend is the one the sockets report in the JSON.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
@@ -22,7 +22,7 @@ public sealed class BackendOptionTests
         var (exit, _, error) = await Cli.RunAsync(args);
 
         Assert.Equal(2, exit);
-        Assert.Contains("--backend: 'fast' is not one of auto, linux, uring, portable.", error, StringComparison.Ordinal);
+        Assert.Contains("--backend: 'fast' is not one of auto, linux, uring, portable, afxdp.", error, StringComparison.Ordinal);
     }
 
     [Fact]

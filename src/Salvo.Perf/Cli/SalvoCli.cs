@@ -21,7 +21,7 @@ internal static class SalvoCli
             "paths (loopback), iperf3-style tests between two hosts (server/client; the server also answers stock iperf3 " +
             "and sockperf clients, and the client can test against a stock 'iperf3 -s'), request/response latency (rr), " +
             "size sweeps with an HTML report (sweep), many TCP connections (connections), an impairment relay (impair), " +
-            "a mixed-load soak (soak), UDP-first transport with TCP fallback (transport), a WireGuard-compatible tunnel (tunnel), and what limits UDP here (doctor).")
+            "a mixed-load soak (soak), UDP-first transport with TCP fallback (transport), a WireGuard-compatible tunnel (tunnel), the kernel path beside AF_XDP and C on a veth pair (lab), and what limits UDP here (doctor).")
         {
             LoopbackCommand.Create(console),
             ServerCommand.Create(console),
@@ -34,6 +34,7 @@ internal static class SalvoCli
             Soak.SoakCommand.Create(console),
             Transport.TransportCommand.Create(console),
             Tunnel.TunnelCommand.Create(console),
+            Lab.LabCommand.Create(console),
         };
         root.Options.Add(new VersionOption());
         root.Options.Add(CommonOptions.Json);

@@ -24,6 +24,7 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(Traffic.ServerTestReport))]
 [JsonSerializable(typeof(Sweep.SweepReport))]
 [JsonSerializable(typeof(Tunnel.TunnelBenchReport))]
+[JsonSerializable(typeof(Lab.LabReport))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>

@@ -136,12 +136,14 @@ internal static class RrCommand
 
         public Option<string> Backend { get; } = BackendOption.Create("the client sockets and the in-process responder's socket (a remote --server chooses its own)");
 
+        public Option<bool> AfXdpBusyPoll { get; } = BackendOption.AfXdpBusyPoll("the client sockets");
+
         /// <summary>-B; sweep passes its loopback -B so one option sets both.</summary>
         public Option<string> Bind { get; init; } = CommonOptions.LoopbackBind();
 
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, NoPin, ClientCpu, ResponderCpu, Bind, Protocol })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, AfXdpBusyPoll, NoPin, ClientCpu, ResponderCpu, Bind, Protocol })
             {
                 command.Options.Add(option);
             }
@@ -183,7 +185,7 @@ internal static class RrCommand
             var (clientCpu, responderCpu) = CpuPlacement.Choose(parse.GetValue(NoPin), (parse.GetValue(ClientCpu), "--client-cpu"), (parse.GetValue(ResponderCpu), "--responder-cpu"));
             return new RrSettings(request, response, p, connections,
                 seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll, backend,
-                clientCpu, server is null ? responderCpu : null, server is null ? address.ToString() : null, protocol);
+                clientCpu, server is null ? responderCpu : null, server is null ? address.ToString() : null, protocol, parse.GetValue(AfXdpBusyPoll));
         }
 
         /// <summary>A sockperf server answers with the request's own bytes, and only a remote one speaks sockperf.</summary>

@@ -33,16 +33,17 @@ internal sealed class RrConnection : IDisposable
     /// <param name="codec">The wire protocol.</param>
     /// <param name="responseBytes">The expected response size; longer responses are received whole up to 64 KiB.</param>
     /// <param name="backend">The socket's backend.</param>
-    public RrConnection(IPEndPoint target, RrPlan plan, IRrCodec codec, int responseBytes, DatagramBackend backend = DatagramBackend.Auto)
+    /// <param name="afXdpBusyPoll">With <see cref="DatagramBackend.AfXdp"/>: spin on the rings rather than sleep in poll(2).</param>
+    public RrConnection(IPEndPoint target, RrPlan plan, IRrCodec codec, int responseBytes, DatagramBackend backend = DatagramBackend.Auto, bool afXdpBusyPoll = false)
     {
         _plan = plan;
         _codec = codec;
-        _socket = new DatagramSocket(new DatagramSocketOptions
+        _socket = new DatagramSocket(Cli.BackendOption.WithBusyPoll(new DatagramSocketOptions
         {
-            LocalEndPoint = new IPEndPoint(target.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
+            LocalEndPoint = new IPEndPoint(backend == DatagramBackend.AfXdp ? SourceFor(target) : target.AddressFamily == AddressFamily.InterNetworkV6 ? IPAddress.IPv6Any : IPAddress.Any, 0),
             ReceiveBufferSize = 4 << 20,
             Backend = backend,
-        });
+        }, afXdpBusyPoll));
         _socket.Connect(target);
         _requests = new SendBatch(BatchSize, codec.RequestBytes);
 
@@ -58,6 +59,18 @@ internal sealed class RrConnection : IDisposable
         // Room for twice the expected response (at least 2 KiB), so a responder that answers with more than
         // asked is seen whole rather than cut, without 64 x 64 KiB of pinned buffers per connection.
         _responses = new ReceiveBatch(BatchSize, Math.Clamp(2 * responseBytes, 2_048, ReceiveBatch.DefaultBufferSize));
+    }
+
+    /// <summary>
+    /// The address the kernel's route to <paramref name="target"/> leaves from: an AF_XDP socket must be bound to an
+    /// interface's own address, where a wildcard bind names no interface. A connected UDP socket learns it without
+    /// sending anything.
+    /// </summary>
+    internal static IPAddress SourceFor(IPEndPoint target)
+    {
+        using var probe = new Socket(target.AddressFamily, SocketType.Dgram, ProtocolType.Udp);
+        probe.Connect(target);
+        return ((IPEndPoint)probe.LocalEndPoint!).Address;
     }
 
     /// <summary>Requests per send and responses per receive, at most: the library's default batch.</summary>

@@ -27,7 +27,7 @@ internal static class RrRunner
             begin + (long)((settings.WarmupSeconds + settings.DurationSeconds) * 1e9),
             settings.TimeoutMilliseconds * 1_000_000L);
 
-        var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan, CreateCodec(settings), settings.ResponseBytes, settings.Backend)).ToArray();
+        var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan, CreateCodec(settings), settings.ResponseBytes, settings.Backend, settings.AfXdpBusyPoll)).ToArray();
         var pinFailures = new PinFailures();
         try
         {
@@ -200,6 +200,7 @@ internal static class RrRunner
 /// <param name="ResponderCpu">The CPU the in-process responder's thread is pinned to, or null when not pinned (or remote).</param>
 /// <param name="Address">The loopback address the in-process responder and the client sockets bind (-B); null with <paramref name="Server"/>.</param>
 /// <param name="Protocol">The wire protocol: "salvo" (<see cref="RrWire"/>) or "sockperf" (sockperf's ping-pong, for a 'sockperf server').</param>
+/// <param name="AfXdpBusyPoll">With --backend afxdp: the client sockets spin on their rings instead of sleeping in poll(2).</param>
 internal sealed record RrSettings(
     int RequestBytes,
     int ResponseBytes,
@@ -216,7 +217,8 @@ internal sealed record RrSettings(
     int? ClientCpu = null,
     int? ResponderCpu = null,
     string? Address = "127.0.0.1",
-    string Protocol = RrProtocols.Salvo);
+    string Protocol = RrProtocols.Salvo,
+    bool AfXdpBusyPoll = false);
 
 /// <summary>The wire protocols rr speaks.</summary>
 internal static class RrProtocols

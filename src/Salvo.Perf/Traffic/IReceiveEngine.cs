@@ -39,6 +39,6 @@ internal static class ReceiveEngines
 {
     /// <summary>Opens <paramref name="workers"/> receive workers bound to <paramref name="bind"/>.</summary>
     /// <exception cref="System.Net.Sockets.SocketException">The address is in use or cannot be bound.</exception>
-    public static IReceiveEngine Create(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend, Sockperf.SockperfService? sockperf = null) =>
-        new ReceiveEngine(bind, workers, answerRequests, backend, sockperf);
+    public static IReceiveEngine Create(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend, Sockperf.SockperfService? sockperf = null, bool afXdpBusyPoll = false) =>
+        new ReceiveEngine(bind, workers, answerRequests, backend, sockperf, afXdpBusyPoll);
 }

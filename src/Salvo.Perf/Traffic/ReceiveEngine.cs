@@ -27,7 +27,8 @@ internal sealed class ReceiveEngine : IReceiveEngine
     /// <param name="backend">The sockets' backend (--backend).</param>
     /// <param name="sockperf">When set, datagrams with a sockperf header are answered the way sockperf's server does.</param>
     /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
-    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend = DatagramBackend.Auto, SockperfService? sockperf = null)
+    /// <param name="afXdpBusyPoll">With <see cref="DatagramBackend.AfXdp"/>: the sockets spin on their rings rather than sleep in poll(2).</param>
+    public ReceiveEngine(IPEndPoint bind, int workers, bool answerRequests, DatagramBackend backend = DatagramBackend.Auto, SockperfService? sockperf = null, bool afXdpBusyPoll = false)
     {
         _sockperf = sockperf;
         _answerRequests = answerRequests;
@@ -46,6 +47,7 @@ internal sealed class ReceiveEngine : IReceiveEngine
         // The server's engine (the one answering requests) shares its port with an iperf3 test's connected per-stream
         // sockets (Iperf3/Iperf3StreamSocket.cs), even with one worker.
         options.Socket.ReusePort = answerRequests;
+        Cli.BackendOption.WithBusyPoll(options.Socket, afXdpBusyPoll);
         _server = new DatagramServer(options, new Handler(this));
         _server.StartAsync().GetAwaiter().GetResult();
     }

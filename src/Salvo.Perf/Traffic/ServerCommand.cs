@@ -20,6 +20,7 @@ internal static class ServerCommand
         var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, CommonOptions.MaxWorkers, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
         var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
+        var busyPoll = BackendOption.AfXdpBusyPoll("the server's receive sockets");
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one test, then exit. Only a client that completes the control handshake counts: a connection that sends nothing " +
                 "(a port scan, nc -z) or garbage is closed with the reason logged, within 10 s, and the server keeps waiting. Defaults to serving until Ctrl+C or SIGTERM." };
         var defaults = new ServerLimits();
@@ -34,7 +35,7 @@ internal static class ServerCommand
             "(ping-pong, under-load, throughput; UDP and TCP) and 'salvo rr --server' requests. With --echo it is an RFC 862 " +
             "echo service instead.")
         {
-            port, bind, workers, interval, oneOff, backend, sockperfIdle, sockperfMax,
+            port, bind, workers, interval, oneOff, backend, busyPoll, sockperfIdle, sockperfMax,
         };
         echo.AddTo(command);
         command.SetAction((parse, cancellationToken) =>
@@ -52,7 +53,7 @@ internal static class ServerCommand
                 SockperfIdleTimeout = TimeSpan.FromSeconds(parse.GetValue(sockperfIdle)),
                 SockperfMaxConnections = parse.GetValue(sockperfMax),
             };
-            return RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken, limits);
+            return RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken, limits, parse.GetValue(busyPoll));
         });
         return command;
     }
@@ -64,12 +65,12 @@ internal static class ServerCommand
     /// </summary>
     public static async Task<int> RunAsync(
         CliConsole console, IPAddress address, int port, int workers, double interval, bool oneOff, DatagramBackend backend, CancellationToken cancellationToken,
-        ServerLimits? limits = null)
+        ServerLimits? limits = null, bool afXdpBusyPoll = false)
     {
         limits ??= new ServerLimits();
         var tally = new ServerTally();
         var sockperf = new SockperfService(workers, limits.SockperfMaxConnections, limits.SockperfIdleTimeout) { Console = console };
-        var (engine, listener) = Open(address, port, workers, backend, sockperf);
+        var (engine, listener) = Open(address, port, workers, backend, sockperf, afXdpBusyPoll);
         using var engineScope = engine;
         using var listenerScope = listener;
         using var sockperfReporter = new SockperfReporter(console, sockperf, interval);
@@ -229,11 +230,11 @@ internal static class ServerCommand
     /// port is ephemeral and the same number may be taken for TCP (a connection in TIME_WAIT), so a few
     /// fresh ports are tried.
     /// </summary>
-    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers, DatagramBackend backend, SockperfService sockperf)
+    private static (IReceiveEngine Engine, Socket Listener) Open(IPAddress address, int port, int workers, DatagramBackend backend, SockperfService sockperf, bool afXdpBusyPoll)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend, sockperf), address, port);
+            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend, sockperf, afXdpBusyPoll), address, port);
             var control = new IPEndPoint(address, engine.LocalEndPoint.Port);
             var listener = TcpListeners.Create(control);
             try

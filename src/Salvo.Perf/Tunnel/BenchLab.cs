@@ -91,29 +91,8 @@ internal sealed class BenchLab : IDisposable
     /// </summary>
     private static void RemoveStale()
     {
-        var (_, list) = BenchTools.Run("ip", ["netns", "list"]);
-        foreach (var name in list.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => line.Split(' ')[0]))
+        foreach (var owner in StaleNamespaces.Remove(Prefix))
         {
-            var owner = name.StartsWith(Prefix, StringComparison.Ordinal) ? name[Prefix.Length..].Split('-')[0] : null;
-            if (owner is null || Directory.Exists($"/proc/{owner}"))
-            {
-                continue;
-            }
-
-            var (_, pids) = BenchTools.Run("ip", ["netns", "pids", name]);
-            foreach (var pid in pids.Split('\n', StringSplitOptions.RemoveEmptyEntries))
-            {
-                try
-                {
-                    using var leftover = Process.GetProcessById(int.Parse(pid, CultureInfo.InvariantCulture));
-                    leftover.Kill();
-                }
-                catch (ArgumentException)
-                {
-                }
-            }
-
-            BenchTools.Run("ip", ["netns", "del", name]);
             foreach (var device in BenchTunnel.All.SelectMany(t => t.SalvoDeviceNames(owner)))
             {
                 File.Delete(Path.Combine(TunnelCommand.StatusFolder, device));
