@@ -146,7 +146,7 @@ internal static class TunnelCommand
             }
 
             // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.
-            console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes and status file removed");
+            console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes, status file and wg control socket removed");
             foreach (var peer in peers)
             {
                 console.Note($"salvo tunnel: peer {peer.PublicKey}: {peer.ReceivedBytes:N0} B received, {peer.SentBytes:N0} B sent" +
