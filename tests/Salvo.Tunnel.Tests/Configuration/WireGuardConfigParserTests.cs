@@ -34,7 +34,7 @@ public sealed class WireGuardConfigParserTests
             PersistentKeepalive = off
             """);
 
-        Assert.Equal(s_private, config.PrivateKey.ToString());
+        Assert.Equal(s_private, config.PrivateKey!.ToString());
         Assert.Equal(51820, config.ListenPort);
         // An interface address keeps its host bits: 198.19.0.1/24 is that address on a /24, not the network 198.19.0.0/24.
         Assert.Equal(["198.19.0.1/24", "fd00::1/64"], config.Addresses.Select(a => a.ToString()));
@@ -117,6 +117,29 @@ public sealed class WireGuardConfigParserTests
         Assert.Equal(2, error.Line);
         Assert.Contains("expected 'Key = Value'", error.Message, StringComparison.Ordinal);
         Assert.DoesNotContain(s_private.ToString()[..20], error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("4660", 4660u)]
+    [InlineData("0x1234", 4660u)]
+    [InlineData("off", 0u)]
+    [InlineData("4294967295", uint.MaxValue)]
+    public void Parse_FwMark_ReadAsWgReadsIt(string value, uint expected)
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nFwMark = {value}\n");
+        Assert.Equal(expected, config.FwMark);
+    }
+
+    [Theory]
+    [InlineData("-1")]
+    [InlineData("0x")]
+    [InlineData("4294967296")]
+    [InlineData("mark")]
+    public void Parse_BadFwMark_IsRefusedNamingTheKey(string value)
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nFwMark = {value}\n"));
+        Assert.Equal(3, error.Line);
+        Assert.Contains("FwMark", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
