@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Net;
 using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Routing;
@@ -18,6 +19,9 @@ internal sealed class ParseState
     private int? _listenPort;
     private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
+    private bool _addRoutes = true;
+    private uint? _routeTable;
+    private uint? _fwMark;
     private int? _probeAfterMilliseconds;
     private int? _probeTimeoutMilliseconds;
     private bool _sawInterface;
@@ -95,6 +99,9 @@ internal sealed class ParseState
             ListenPort = _listenPort,
             Addresses = _addresses,
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
+            AddRoutes = _addRoutes,
+            RouteTable = _routeTable,
+            FwMark = _fwMark,
             Peers = _peers,
             TcpFallback = FallbackTimers(),
         };
@@ -117,6 +124,12 @@ internal sealed class ParseState
                 // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.
                 _mtu = WireGuardConfigParser.ParseInteger(value, key, line, 1280, 65_535);
                 break;
+            case "TABLE":
+                (_addRoutes, _routeTable) = ParseTable(value, key, line);
+                break;
+            case "FWMARK":
+                _fwMark = ParseFwMark(value, key, line);
+                break;
             case "TCPFALLBACKPROBEAFTERMS":
                 _probeAfterMilliseconds = ParseFallbackMilliseconds(value, key, line);
                 break;
@@ -125,8 +138,45 @@ internal sealed class ParseState
                 break;
             default:
                 throw new TunnelConfigurationException(
-                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address, MTU, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
+                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, FwMark, Address, MTU, Table, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
         }
+    }
+
+    /// <summary>
+    /// wg-quick(8)'s Table: off (no routes), auto (the main table) or a table's number; 0 is RT_TABLE_UNSPEC, no table
+    /// (linux/rtnetlink.h). Table names from /etc/iproute2/rt_tables are not read.
+    /// </summary>
+    private static (bool AddRoutes, uint? Table) ParseTable(string value, string key, int line)
+    {
+        if (value.Equals("off", StringComparison.OrdinalIgnoreCase))
+        {
+            return (false, null);
+        }
+
+        if (value.Equals("auto", StringComparison.OrdinalIgnoreCase))
+        {
+            return (true, null);
+        }
+
+        return uint.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var table) && table > 0
+            ? (true, table)
+            : throw new TunnelConfigurationException(line, key, $"must be off, auto or a routing table's number from 1 to {uint.MaxValue}, not '{value}'");
+    }
+
+    /// <summary>wg(8)'s FwMark: a 32-bit number, decimal or 0x-hexadecimal; off or 0 is none.</summary>
+    private static uint? ParseFwMark(string value, string key, int line)
+    {
+        if (value.Equals("off", StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        var parsed = value.StartsWith("0x", StringComparison.OrdinalIgnoreCase)
+            ? uint.TryParse(value.AsSpan(2), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out var mark)
+            : uint.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out mark);
+        return parsed
+            ? mark == 0 ? null : mark
+            : throw new TunnelConfigurationException(line, key, $"must be off or a 32-bit number, decimal or 0x-hexadecimal, not '{value}'");
     }
 
     // Under 100 ms a busy host's scheduling alone would pass for a dead path; over a minute is no fallback.
