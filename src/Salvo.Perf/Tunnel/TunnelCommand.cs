@@ -16,11 +16,12 @@ internal static class TunnelCommand
     {
         var command = new Command("tunnel",
             "An encrypted layer-3 tunnel that speaks the WireGuard protocol (interoperates with wireguard-go and the " +
-            "kernel module): genkey, pubkey, up CONFIG, show, bench.");
+            "kernel module): genkey, pubkey, up CONFIG, show, userspace IFACE (for wg and wg-quick), bench.");
         command.Subcommands.Add(GenKey(console));
         command.Subcommands.Add(PubKey(console));
         command.Subcommands.Add(Up(console));
         command.Subcommands.Add(Show(console));
+        command.Subcommands.Add(Userspace.UserspaceCommand.Create(console));
         command.Subcommands.Add(TunnelBenchCommand.Create(console));
         return command;
     }
