@@ -34,12 +34,6 @@ public sealed class TunnelConfiguration
     /// </summary>
     public uint? RouteTable { get; init; }
 
-    /// <summary>
-    /// The firewall mark (SO_MARK) put on the tunnel's own packets, so policy routing can send them by another route than
-    /// the one into the tunnel (wg's <c>FwMark</c>); null is none. Defaults to null.
-    /// </summary>
-    public uint? FwMark { get; init; }
-
     /// <summary>The peers. Defaults to none.</summary>
     public IReadOnlyList<PeerConfiguration> Peers { get; init; } = [];
 

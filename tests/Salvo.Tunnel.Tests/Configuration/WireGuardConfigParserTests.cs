@@ -265,18 +265,6 @@ public sealed class WireGuardConfigParserTests
         Assert.Contains("off, auto or a routing table's number", error.Message, StringComparison.Ordinal);
     }
 
-    [Theory]
-    [InlineData("0x1234", 0x1234u)]
-    [InlineData("51820", 51820u)]
-    [InlineData("off", null)]
-    [InlineData("0", null)]
-    public void Parse_FwMark_IsKeptAsWgReadsIt(string value, uint? mark)
-    {
-        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nFwMark = {value}\n");
-
-        Assert.Equal(mark, config.FwMark);
-    }
-
     /// <summary>What wg-quick does itself (it strips these keys before 'wg setconf'): the message says how to have them applied.</summary>
     [Theory]
     [InlineData("DNS = 198.18.0.53")]

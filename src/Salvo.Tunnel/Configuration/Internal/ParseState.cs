@@ -21,7 +21,6 @@ internal sealed class ParseState
     private int? _mtu;
     private bool _addRoutes = true;
     private uint? _routeTable;
-    private uint? _fwMark;
     private int? _probeAfterMilliseconds;
     private int? _probeTimeoutMilliseconds;
     private bool _sawInterface;
@@ -101,7 +100,6 @@ internal sealed class ParseState
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
             AddRoutes = _addRoutes,
             RouteTable = _routeTable,
-            FwMark = _fwMark,
             Peers = _peers,
             TcpFallback = FallbackTimers(),
         };
@@ -127,9 +125,6 @@ internal sealed class ParseState
             case "TABLE":
                 (_addRoutes, _routeTable) = ParseTable(value, key, line);
                 break;
-            case "FWMARK":
-                _fwMark = ParseFwMark(value, key, line);
-                break;
             case "TCPFALLBACKPROBEAFTERMS":
                 _probeAfterMilliseconds = ParseFallbackMilliseconds(value, key, line);
                 break;
@@ -138,7 +133,7 @@ internal sealed class ParseState
                 break;
             default:
                 throw new TunnelConfigurationException(
-                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, FwMark, Address, MTU, Table, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
+                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address, MTU, Table, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
         }
     }
 
@@ -161,22 +156,6 @@ internal sealed class ParseState
         return uint.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var table) && table > 0
             ? (true, table)
             : throw new TunnelConfigurationException(line, key, $"must be off, auto or a routing table's number from 1 to {uint.MaxValue}, not '{value}'");
-    }
-
-    /// <summary>wg(8)'s FwMark: a 32-bit number, decimal or 0x-hexadecimal; off or 0 is none.</summary>
-    private static uint? ParseFwMark(string value, string key, int line)
-    {
-        if (value.Equals("off", StringComparison.OrdinalIgnoreCase))
-        {
-            return null;
-        }
-
-        var parsed = value.StartsWith("0x", StringComparison.OrdinalIgnoreCase)
-            ? uint.TryParse(value.AsSpan(2), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out var mark)
-            : uint.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out mark);
-        return parsed
-            ? mark == 0 ? null : mark
-            : throw new TunnelConfigurationException(line, key, $"must be off or a 32-bit number, decimal or 0x-hexadecimal, not '{value}'");
     }
 
     // Under 100 ms a busy host's scheduling alone would pass for a dead path; over a minute is no fallback.
