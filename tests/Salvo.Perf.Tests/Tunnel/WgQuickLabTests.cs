@@ -14,6 +14,7 @@ namespace Salvo.Perf.Tests.Tunnel;
 /// carry the fwmark wg-quick sets to leave by it; 198.19.99.2, also on B's loopback, only through the tunnel.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
+[System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class WgQuickLabTests
 {
     private const string Endpoint = "198.18.200.2";

@@ -6,8 +6,8 @@ namespace Salvo.Perf.Tunnel.Userspace;
 /// <summary>
 /// wg-quick's call of a user-space implementation: <c>"$WG_QUICK_USERSPACE_IMPLEMENTATION" "$INTERFACE"</c>, one
 /// executable path and the interface name, nothing else (wg-quick(8), add_if). So that the path may be salvo itself,
-/// salvo takes that call for <c>salvo tunnel userspace IFACE</c>: one argument, a name wg-quick allows and no salvo
-/// command, with the variable set in the environment wg-quick passes on.
+/// salvo takes that call for <c>salvo tunnel userspace IFACE</c>: one argument, a name wg-quick allows and neither a
+/// salvo command nor an option (--help, --version), with the variable set in the environment wg-quick passes on.
 /// </summary>
 internal static partial class WgQuickInvocation
 {
@@ -22,6 +22,7 @@ internal static partial class WgQuickInvocation
         args is [var name]
             && !string.IsNullOrEmpty(implementation)
             && InterfaceName().IsMatch(name)
+            && !name.StartsWith('-')
             && !root.Subcommands.Any(command => command.Name == name)
             ? ["tunnel", "userspace", name]
             : args;
