@@ -24,11 +24,12 @@ namespace Salvo.Tunnel;
 public sealed partial class TunnelEngine : IDisposable
 {
     private readonly Lock _gate = new();
-    private readonly LocalIdentity _local;
-    private readonly CookieChecker _cookieChecker;
+    private readonly TunnelCrypto _crypto;
+    private LocalIdentity? _local;
+    private CookieChecker? _cookieChecker;
     private readonly TimeProvider _time;
     private readonly Random _jitter;
-    private readonly List<Peer> _peers = [];
+    private readonly PeerTable _peers = new();
     private readonly AllowedIps<Peer> _routes = new();
     private readonly SessionIndices<IndexEntry> _indices = new();
     private readonly int _mtu;
@@ -46,6 +47,11 @@ public sealed partial class TunnelEngine : IDisposable
         TunnelConfiguration configuration, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null, ILogger? logger = null, string? name = null)
     {
         ArgumentNullException.ThrowIfNull(configuration);
+        if (configuration.Peers.GroupBy(peer => peer.PublicKey).FirstOrDefault(group => group.Count() > 1) is { } twice)
+        {
+            throw new ArgumentException($"Peer {twice.Key} is configured twice.", nameof(configuration));
+        }
+
         crypto ??= TunnelCrypto.Default;
         _time = time ?? TimeProvider.System;
         _logger = logger ?? NullLogger.Instance;
@@ -53,10 +59,9 @@ public sealed partial class TunnelEngine : IDisposable
         _mtu = configuration.Mtu;
         configuration.TcpFallback.Validate();
         _fallback = configuration.TcpFallback;
-        _local = new LocalIdentity(crypto, configuration.PrivateKey);
-        _cookieChecker = new CookieChecker(crypto, _local.PublicKey);
-        PublicKey = WireGuardKey.FromBytes(_local.PublicKey);
-        _metrics = new TunnelMetrics(Counters, name ?? PublicKey.ToString());
+        _crypto = crypto;
+        UseIdentity(configuration.PrivateKey);
+        _metrics = new TunnelMetrics(Counters, name ?? PublicKey?.ToString() ?? "salvo");
         foreach (var peerConfiguration in configuration.Peers)
         {
             var endpoint = peerConfiguration.Endpoint is null ? default : DatagramAddress.FromIPEndPoint(peerConfiguration.Endpoint);
@@ -67,7 +72,7 @@ public sealed partial class TunnelEngine : IDisposable
                 Path = new PeerPath(peerConfiguration.TcpFallback, endpoint),
                 PersistentKeepalive = peerConfiguration.PersistentKeepalive ?? TimeSpan.Zero,
             };
-            _peers.Add(peer);
+            _peers.TryAdd(peer);
             foreach (var prefix in peerConfiguration.AllowedIps)
             {
                 _routes.Add(prefix, peer);
@@ -75,8 +80,11 @@ public sealed partial class TunnelEngine : IDisposable
         }
     }
 
-    /// <summary>This end's public key.</summary>
-    public WireGuardKey PublicKey { get; }
+    /// <summary>This end's public key; null while the device has no private key.</summary>
+    public WireGuardKey? PublicKey { get; private set; }
+
+    /// <summary>This end's private key; null while there is none.</summary>
+    internal WireGuardKey? PrivateKey { get; private set; }
 
     /// <summary>
     /// Forces every handshake to prove its source address with a cookie first (MAC2). Without it, the engine turns
@@ -111,7 +119,7 @@ public sealed partial class TunnelEngine : IDisposable
     {
         lock (_gate)
         {
-            return [.. _peers.Select(peer => new PeerStatus(
+            return [.. _peers.ToArray().Select(peer => new PeerStatus(
                 peer.PublicKeyText,
                 ShownEndpoint(peer),
                 _routes.PrefixesOf(peer),
@@ -152,17 +160,20 @@ public sealed partial class TunnelEngine : IDisposable
         }
     }
 
-    private Peer? FindPeer(ReadOnlySpan<byte> publicKey)
-    {
-        foreach (var peer in _peers)
-        {
-            if (CryptographicOperations.FixedTimeEquals(peer.PublicKey, publicKey))
-            {
-                return peer;
-            }
-        }
+    private Peer? FindPeer(ReadOnlySpan<byte> publicKey) => _peers.Find(publicKey);
 
-        return null;
+    /// <summary>The static identity; only handshake code asks, after checking that there is a private key.</summary>
+    private LocalIdentity Local => _local ?? throw new InvalidOperationException("The device has no private key.");
+
+    private CookieChecker Checker => _cookieChecker ?? throw new InvalidOperationException("The device has no private key.");
+
+    /// <summary>Takes <paramref name="privateKey"/> (or none) as this end's identity, with what is derived from it.</summary>
+    private void UseIdentity(WireGuardKey? privateKey)
+    {
+        PrivateKey = privateKey;
+        _local = privateKey is null ? null : new LocalIdentity(_crypto, privateKey);
+        _cookieChecker = _local is null ? null : new CookieChecker(_crypto, _local.PublicKey);
+        PublicKey = _local is null ? null : WireGuardKey.FromBytes(_local.PublicKey);
     }
 
     /// <summary>A fresh random session index not in use (the paper, section 5.4.2: "randomly generated").</summary>

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using Salvo.Perf.Cli;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Control;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -122,7 +123,9 @@ internal static class TunnelCommand
             {
                 interfaceName = tunnel.InterfaceName;
                 ConfigureInterface(console, tunnel.InterfaceName, configuration);
-                console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
+                using var control = StartControlSocket(console, tunnel);
+                console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}" +
+                    (control is null ? string.Empty : $", wg control socket {control.Path}"));
                 Directory.CreateDirectory(StatusFolder);
                 var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
                 var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
@@ -154,6 +157,20 @@ internal static class TunnelCommand
             return 0;
         });
         return command;
+    }
+
+    /// <summary>The socket 'wg show/set/syncconf NAME' talks to; a tunnel whose socket cannot start runs on without it, with a warning.</summary>
+    private static WireGuardControlSocket? StartControlSocket(CliConsole console, TunnelDevice tunnel)
+    {
+        try
+        {
+            return WireGuardControlSocket.Start(tunnel, logger: new ConsoleLineLogger(console.Error));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException or PlatformNotSupportedException)
+        {
+            console.Note($"salvo tunnel: warning: {tunnel.InterfaceName}: no wg control socket ({e.Message}); 'wg show {tunnel.InterfaceName}' will not reach this tunnel");
+            return null;
+        }
     }
 
     private static Command Show(CliConsole console)

@@ -1,46 +1,51 @@
-using System.Net.Sockets;
 using System.Runtime.Versioning;
 using Microsoft.Extensions.Logging;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Control;
 
 namespace Salvo.Perf.Tunnel.Userspace;
 
-/// <summary>A tunnel device with no configuration and its control socket, as wireguard-go starts one.</summary>
+/// <summary>
+/// A tunnel device as wireguard-go starts one: no private key, no peers, a port the kernel picks, and the control socket
+/// through which wg (wg setconf, wg set) gives it all of them.
+/// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class UserspaceDevice : IDisposable
 {
-    // TEMPORARY until the control socket lands: a listening socket at the path, so the lifecycle can be exercised.
     private readonly TunnelDevice _device;
-    private readonly Socket _socket;
+    private readonly WireGuardControlSocket _socket;
 
-    private UserspaceDevice(TunnelDevice device, Socket socket, string socketPath)
+    private UserspaceDevice(TunnelDevice device, WireGuardControlSocket socket)
     {
         _device = device;
         _socket = socket;
-        SocketPath = socketPath;
     }
 
     public string InterfaceName => _device.InterfaceName;
 
-    public string SocketPath { get; }
+    public string SocketPath => _socket.Path;
 
+    /// <summary>Starts the device on <paramref name="tun"/> (taken over) and its socket.</summary>
+    /// <exception cref="IOException">Another process answers on the interface's socket.</exception>
     public static UserspaceDevice Start(ITunDevice tun, ILogger logger)
     {
-        var device = TunnelDevice.Start(new TunnelConfiguration { PrivateKey = WireGuardKey.GeneratePrivateKey() }, tun, logger: logger);
-        var path = $"/var/run/wireguard/{device.InterfaceName}.sock";
-        Directory.CreateDirectory("/var/run/wireguard");
-        File.Delete(path);
-        var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
-        socket.Bind(new UnixDomainSocketEndPoint(path));
-        socket.Listen();
-        return new UserspaceDevice(device, socket, path);
+        var device = TunnelDevice.Start(new TunnelConfiguration(), tun, logger: logger);
+        try
+        {
+            return new UserspaceDevice(device, WireGuardControlSocket.Start(device, logger: logger));
+        }
+        catch
+        {
+            device.Dispose();
+            throw;
+        }
     }
 
+    /// <summary>Removes the socket first, so wg finds no socket of a device that is going.</summary>
     public void Dispose()
     {
         _socket.Dispose();
-        File.Delete(SocketPath);
         _device.Dispose();
     }
 }

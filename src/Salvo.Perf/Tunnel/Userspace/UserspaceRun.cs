@@ -26,8 +26,18 @@ internal static class UserspaceRun
             throw new CliException($"userspace: cannot create the TUN interface {interfaceName}: {e.Message}", CliException.FailureExitCode);
         }
 
+        UserspaceDevice started;
+        try
+        {
+            started = UserspaceDevice.Start(tun, new ConsoleLineLogger(console.Error));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException)
+        {
+            throw new CliException($"userspace: {interfaceName}: cannot open the control socket: {e.Message}", CliException.FailureExitCode);
+        }
+
         string why;
-        using (var device = UserspaceDevice.Start(tun, new ConsoleLineLogger(console.Error)))
+        using (var device = started)
         {
             console.Note($"{UserspaceCommand.ReadyLine(device.InterfaceName)}{device.SocketPath} (wg, wg-quick)");
             var watch = new InterfaceWatch(device.InterfaceName, device.SocketPath);

@@ -17,6 +17,7 @@ internal sealed class ParseState
     private int _interfaceLine;
     private WireGuardKey? _privateKey;
     private int? _listenPort;
+    private uint _fwMark;
     private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
     private bool _addRoutes = true;
@@ -96,6 +97,7 @@ internal sealed class ParseState
         {
             PrivateKey = _privateKey,
             ListenPort = _listenPort,
+            FwMark = _fwMark,
             Addresses = _addresses,
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
             AddRoutes = _addRoutes,
@@ -115,6 +117,9 @@ internal sealed class ParseState
             case "LISTENPORT":
                 _listenPort = WireGuardConfigParser.ParseInteger(value, key, line, 0, IPEndPoint.MaxPort);
                 break;
+            case "FWMARK":
+                _fwMark = WireGuardConfigParser.ParseFwMark(value, key, line);
+                break;
             case "ADDRESS":
                 _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, InterfaceAddress.Parse));
                 break;
@@ -133,7 +138,7 @@ internal sealed class ParseState
                 break;
             default:
                 throw new TunnelConfigurationException(
-                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address, MTU, Table, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
+                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, FwMark, Address, MTU, Table, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
         }
     }
 
