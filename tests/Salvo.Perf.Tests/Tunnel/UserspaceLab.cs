@@ -41,7 +41,7 @@ internal static class UserspaceLab
     public static bool HasInterface(string host, string interfaceName) =>
         ExternalTool.RunAllowingFailure("ip", ["-n", host, "link", "show", "dev", interfaceName]).ExitCode == 0;
 
-    /// <summary>The PID of the process serving <paramref name="interfaceName"/> (its command line ends "userspace --foreground NAME"), or null.</summary>
+    /// <summary>The PID of the process serving <paramref name="interfaceName"/> (its command line ends "userspace -f NAME" or "userspace --foreground NAME"), or null.</summary>
     public static int? DaemonProcessId(string interfaceName)
     {
         foreach (var folder in Directory.EnumerateDirectories("/proc"))
@@ -54,7 +54,7 @@ internal static class UserspaceLab
             try
             {
                 var arguments = File.ReadAllText(Path.Combine(folder, "cmdline")).Split('\0', StringSplitOptions.RemoveEmptyEntries);
-                if (arguments is [.., "userspace", "--foreground", var name] && name == interfaceName)
+                if (arguments is [.., "userspace", "-f" or "--foreground", var name] && name == interfaceName)
                 {
                     return pid;
                 }
