@@ -99,4 +99,13 @@ public sealed class UserspaceCommandTests
         Assert.Equal(2, exit);
         Assert.Contains(expected, error, StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData("WG_TUN_FD", "WG_TUN_FD")]
+    [InlineData("WG_UAPI_FD", "WG_UAPI_FD")]
+    [InlineData("WG_PROCESS_FOREGROUND", null)]
+    public void Userspace_DescriptorsFromTheCaller_AreRefusedByName(string set, string? refused)
+    {
+        Assert.Equal(refused, Salvo.Perf.Tunnel.Userspace.UserspaceCommand.InheritedDescriptorVariable(name => name == set ? "3" : null));
+    }
 }

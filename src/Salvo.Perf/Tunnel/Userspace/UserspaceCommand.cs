@@ -17,6 +17,13 @@ internal static class UserspaceCommand
     /// <summary>The start of the line that says the control socket is up; the detaching start waits for it.</summary>
     public static string ReadyLine(string interfaceName) => $"salvo tunnel: {interfaceName} up with no configuration; control socket ";
 
+    /// <summary>
+    /// wireguard-go's WG_TUN_FD or WG_UAPI_FD when one is set (a device and socket its caller opened), which this command
+    /// does not take: refused by name rather than ignored.
+    /// </summary>
+    public static string? InheritedDescriptorVariable(Func<string, string?> environment) =>
+        new[] { "WG_TUN_FD", "WG_UAPI_FD" }.FirstOrDefault(name => !string.IsNullOrEmpty(environment(name)));
+
     public static Command Create(CliConsole console)
     {
         var name = new Argument<string>("IFACE")
@@ -48,6 +55,11 @@ internal static class UserspaceCommand
             {
                 // The kernel turns "wg%d" into the first free wg0, wg1...; wg and wg-quick need the name before it exists.
                 throw new CliException($"userspace: IFACE: '{interfaceName}' holds '%', which lets the kernel choose the name; give the name itself");
+            }
+
+            if (InheritedDescriptorVariable(Environment.GetEnvironmentVariable) is { } variable)
+            {
+                throw new CliException($"userspace: {variable} is set, but salvo opens the TUN device and the control socket itself and takes neither from its caller; unset it");
             }
 
             if (!OperatingSystem.IsLinux())
