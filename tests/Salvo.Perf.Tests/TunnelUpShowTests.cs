@@ -31,6 +31,33 @@ public sealed class TunnelUpShowTests : IDisposable
     }
 
     [Fact]
+    public void Routes_TableOff_AreNone()
+    {
+        var configuration = Salvo.Tunnel.Configuration.WireGuardConfigParser.Parse(
+            $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nTable = off\n" +
+            $"[Peer]\nPublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 198.19.0.2/32, 0.0.0.0/0\n");
+
+        var (routes, leftOut) = TunnelRoutes.For(configuration);
+
+        Assert.Empty(routes);
+        Assert.Empty(leftOut);
+    }
+
+    /// <summary>A table of its own takes the default routes too, as wg-quick adds them there; the rules that use it are the user's.</summary>
+    [Fact]
+    public void Routes_TableNumber_AreEveryPrefixDefaultRoutesIncluded()
+    {
+        var configuration = Salvo.Tunnel.Configuration.WireGuardConfigParser.Parse(
+            $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nTable = 1234\n" +
+            $"[Peer]\nPublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 198.19.0.2/32, 0.0.0.0/0, ::/0\n");
+
+        var (routes, leftOut) = TunnelRoutes.For(configuration);
+
+        Assert.Equal(["198.19.0.2/32", "0.0.0.0/0", "::/0"], routes.Select(r => r.ToString()));
+        Assert.Empty(leftOut);
+    }
+
+    [Fact]
     public async Task Up_MissingConfig_NamesTheFile()
     {
         var missing = Path.Combine(_folder, "absent.conf");
@@ -44,7 +71,9 @@ public sealed class TunnelUpShowTests : IDisposable
     /// <summary>A bad value, and a wg-quick key 'up' cannot honour, are refused naming the file, line and key, not ignored.</summary>
     [LinuxOnlyTheory]
     [InlineData("ListenPort = 70000", "up: salvo9.conf: line 3: ListenPort")]
-    [InlineData("DNS = 198.18.0.53", "up: salvo9.conf: line 3: DNS")]
+    [InlineData("DNS = 198.18.0.53", "up: salvo9.conf: line 3: DNS: is done by wg-quick itself")]
+    [InlineData("PostUp = true", "up: salvo9.conf: line 3: PostUp: is done by wg-quick itself")]
+    [InlineData("Table = main", "up: salvo9.conf: line 3: Table: must be off, auto or a routing table's number")]
     public async Task Up_BadConfig_NamesTheFileLineAndKey(string line, string expected)
     {
         var file = WriteConfig("salvo9.conf", $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\n{line}\n");

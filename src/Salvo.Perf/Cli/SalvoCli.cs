@@ -53,6 +53,7 @@ internal static class SalvoCli
         ArgumentNullException.ThrowIfNull(args);
         ArgumentNullException.ThrowIfNull(console);
         var root = Build(console);
+        args = Tunnel.Userspace.WgQuickInvocation.Arguments(args, Environment.GetEnvironmentVariable(Tunnel.Userspace.WgQuickInvocation.Variable), root);
         var parse = root.Parse(args.Length == 0 ? ["--help"] : args);
         if (parse.Errors.Count > 0)
         {

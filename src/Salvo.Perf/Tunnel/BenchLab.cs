@@ -108,13 +108,6 @@ internal sealed class BenchLab : IDisposable
         BenchTools.Ip("-n", host, "link", "set", "lo", "up");
     }
 
-    /// <summary>How to run this same salvo again: the apphost, or dotnet with the assembly it was started from.</summary>
-    private static string[] SalvoCommand()
-    {
-        var process = Environment.ProcessPath ?? throw new CliException("bench: cannot tell where the salvo executable is", CliException.FailureExitCode);
-        return Path.GetFileNameWithoutExtension(process) == "dotnet" ? [process, Environment.GetCommandLineArgs()[0]] : [process];
-    }
-
     private void StartTunnel(BenchTunnel tunnel)
     {
         var keyA = WireGuardKey.GeneratePrivateKey();
@@ -174,7 +167,7 @@ internal sealed class BenchLab : IDisposable
             Endpoint = {peerUnderlay}:{port}
             TcpFallback = {tcpFallback}
             """);
-        StartBackground(host, [.. SalvoCommand(), "tunnel", "up", file, "--name", name], Path.Combine(TunnelCommand.StatusFolder, name));
+        StartBackground(host, [.. SalvoExecutable.Command("bench"), "tunnel", "up", file, "--name", name], Path.Combine(TunnelCommand.StatusFolder, name));
         WaitFor(host, name, address);
     }
 

@@ -17,11 +17,12 @@ internal static class TunnelCommand
     {
         var command = new Command("tunnel",
             "An encrypted layer-3 tunnel that speaks the WireGuard protocol (interoperates with wireguard-go and the " +
-            "kernel module): genkey, pubkey, up CONFIG, show, bench.");
+            "kernel module): genkey, pubkey, up CONFIG, show, userspace IFACE (for wg and wg-quick), bench.");
         command.Subcommands.Add(GenKey(console));
         command.Subcommands.Add(PubKey(console));
         command.Subcommands.Add(Up(console));
         command.Subcommands.Add(Show(console));
+        command.Subcommands.Add(Userspace.UserspaceCommand.Create(console));
         command.Subcommands.Add(TunnelBenchCommand.Create(console));
         return command;
     }
@@ -185,8 +186,8 @@ internal static class TunnelCommand
     }
 
     /// <summary>
-    /// What wg-quick does with Address, MTU and AllowedIPs: 'ip address add', 'ip link set ... mtu ... up' and
-    /// 'ip route replace PREFIX dev NAME' per allowed prefix (replace: an Address's own subnet is already there).
+    /// What wg-quick does with Address, MTU, AllowedIPs and Table: 'ip address add', 'ip link set ... mtu ... up' and
+    /// 'ip route replace PREFIX dev NAME [table N]' per allowed prefix (replace: an Address's own subnet is already there).
     /// </summary>
     private static void ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration)
     {
@@ -197,14 +198,16 @@ internal static class TunnelCommand
 
         RunIp("link", "set", "dev", interfaceName, "mtu", configuration.Mtu.ToString(System.Globalization.CultureInfo.InvariantCulture), "up");
         var (routes, leftOut) = TunnelRoutes.For(configuration);
+        string[] table = configuration.RouteTable is { } number ? ["table", number.ToString(System.Globalization.CultureInfo.InvariantCulture)] : [];
         foreach (var route in routes)
         {
-            RunIp(route.Address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? "-6" : "-4", "route", "replace", route.ToString(), "dev", interfaceName);
+            RunIp([route.Address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? "-6" : "-4", "route", "replace", route.ToString(), "dev", interfaceName, .. table]);
         }
 
         foreach (var route in leftOut)
         {
-            console.Note($"salvo tunnel: AllowedIPs {route} accepted for cryptokey routing, but no default route added (it needs policy routing); add one yourself if wanted");
+            console.Note($"salvo tunnel: AllowedIPs {route} accepted for cryptokey routing, but no default route added: it needs wg-quick's policy routing " +
+                "(run the file with wg-quick and WG_QUICK_USERSPACE_IMPLEMENTATION naming salvo), or Table = NUMBER and rules of your own");
         }
     }
 

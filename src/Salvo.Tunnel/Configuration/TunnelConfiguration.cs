@@ -33,6 +33,18 @@ public sealed class TunnelConfiguration
     /// <summary>The TUN device's MTU. Defaults to <see cref="DefaultMtu"/>.</summary>
     public int Mtu { get; init; } = DefaultMtu;
 
+    /// <summary>
+    /// Whether a route is added through the interface for each peer's AllowedIPs; false for wg-quick's <c>Table = off</c>.
+    /// Defaults to true.
+    /// </summary>
+    public bool AddRoutes { get; init; } = true;
+
+    /// <summary>
+    /// The routing table the AllowedIPs routes go to, default routes included (wg-quick's <c>Table = NUMBER</c>); null
+    /// for wg-quick's <c>Table = auto</c>: the main table, with a default route left to policy routing. Defaults to null.
+    /// </summary>
+    public uint? RouteTable { get; init; }
+
     /// <summary>The peers. Defaults to none.</summary>
     public IReadOnlyList<PeerConfiguration> Peers { get; init; } = [];
 

@@ -12,9 +12,13 @@ namespace Salvo.Tunnel.Configuration;
 /// </summary>
 public static class WireGuardConfigParser
 {
-    private static readonly HashSet<string> s_unsupported = new(StringComparer.OrdinalIgnoreCase)
+    /// <summary>
+    /// wg-quick(8)'s keys that wg-quick carries out itself, with resolvconf, bash and wg showconf; it strips them before
+    /// handing the rest to the implementation with 'wg setconf'.
+    /// </summary>
+    private static readonly HashSet<string> s_wgQuickOnly = new(StringComparer.OrdinalIgnoreCase)
     {
-        "DNS", "Table", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig",
+        "DNS", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig",
     };
 
     /// <summary>Reads a file.</summary>
@@ -54,9 +58,14 @@ public static class WireGuardConfigParser
             }
 
             var value = line[(equals + 1)..].Trim();
-            if (s_unsupported.Contains(key))
+            if (s_wgQuickOnly.Contains(key))
             {
-                throw new TunnelConfigurationException(lineNumber, key, "is a wg-quick setting this tunnel does not apply; remove it");
+                throw new TunnelConfigurationException(
+                    lineNumber,
+                    key,
+                    "is done by wg-quick itself, not by a WireGuard implementation; to have it done, run this file with wg-quick " +
+                    "and Salvo as its user-space implementation: WG_QUICK_USERSPACE_IMPLEMENTATION=\"$(command -v salvo)\" wg-quick up FILE " +
+                    "(docs/tunnel.md); or remove the line");
             }
 
             state.Set(key, value, lineNumber);

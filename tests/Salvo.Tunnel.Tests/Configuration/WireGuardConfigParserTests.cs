@@ -251,4 +251,59 @@ public sealed class WireGuardConfigParserTests
         Assert.DoesNotContain("line 0", error.Message, StringComparison.Ordinal);
         Assert.Contains("[Interface]", error.Message, StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData("off", false, null)]
+    [InlineData("auto", true, null)]
+    [InlineData("AUTO", true, null)]
+    [InlineData("1234", true, 1234u)]
+    [InlineData("4294967295", true, 4294967295u)]
+    public void Parse_Table_ReadsOffAutoOrATableNumber(string value, bool addRoutes, uint? table)
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nTable = {value}\n");
+
+        Assert.Equal(addRoutes, config.AddRoutes);
+        Assert.Equal(table, config.RouteTable);
+    }
+
+    [Fact]
+    public void Parse_NoTable_AddsRoutesToTheMainTableAsAuto()
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n");
+
+        Assert.True(config.AddRoutes);
+        Assert.Null(config.RouteTable);
+    }
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("-1")]
+    [InlineData("4294967296")]
+    [InlineData("blue")]
+    public void Parse_BadTable_NamesTheKeyAndWhatItTakes(string value)
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nTable = {value}\n"));
+
+        Assert.Equal("Table", error.Key);
+        Assert.Contains("off, auto or a routing table's number", error.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>What wg-quick does itself (it strips these keys before 'wg setconf'): the message says how to have them applied.</summary>
+    [Theory]
+    [InlineData("DNS = 198.18.0.53")]
+    [InlineData("PreUp = true")]
+    [InlineData("PostUp = true")]
+    [InlineData("PreDown = true")]
+    [InlineData("PostDown = true")]
+    [InlineData("SaveConfig = true")]
+    public void Parse_WgQuickOnlyKey_NamesWgQuickWithSalvoAsItsUserSpaceImplementation(string line)
+    {
+        var key = line[..line.IndexOf(' ', StringComparison.Ordinal)];
+
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n{line}\n"));
+
+        Assert.Equal(key, error.Key);
+        Assert.Contains($"{key}: is done by wg-quick itself", error.Message, StringComparison.Ordinal);
+        Assert.Contains("WG_QUICK_USERSPACE_IMPLEMENTATION", error.Message, StringComparison.Ordinal);
+    }
 }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Net;
 using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Routing;
@@ -19,6 +20,8 @@ internal sealed class ParseState
     private uint _fwMark;
     private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
+    private bool _addRoutes = true;
+    private uint? _routeTable;
     private int? _probeAfterMilliseconds;
     private int? _probeTimeoutMilliseconds;
     private bool _sawInterface;
@@ -97,6 +100,8 @@ internal sealed class ParseState
             FwMark = _fwMark,
             Addresses = _addresses,
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
+            AddRoutes = _addRoutes,
+            RouteTable = _routeTable,
             Peers = _peers,
             TcpFallback = FallbackTimers(),
         };
@@ -122,6 +127,9 @@ internal sealed class ParseState
                 // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.
                 _mtu = WireGuardConfigParser.ParseInteger(value, key, line, 1280, 65_535);
                 break;
+            case "TABLE":
+                (_addRoutes, _routeTable) = ParseTable(value, key, line);
+                break;
             case "TCPFALLBACKPROBEAFTERMS":
                 _probeAfterMilliseconds = ParseFallbackMilliseconds(value, key, line);
                 break;
@@ -130,8 +138,29 @@ internal sealed class ParseState
                 break;
             default:
                 throw new TunnelConfigurationException(
-                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, FwMark, Address, MTU, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
+                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, FwMark, Address, MTU, Table, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
         }
+    }
+
+    /// <summary>
+    /// wg-quick(8)'s Table: off (no routes), auto (the main table) or a table's number; 0 is RT_TABLE_UNSPEC, no table
+    /// (linux/rtnetlink.h). Table names from /etc/iproute2/rt_tables are not read.
+    /// </summary>
+    private static (bool AddRoutes, uint? Table) ParseTable(string value, string key, int line)
+    {
+        if (value.Equals("off", StringComparison.OrdinalIgnoreCase))
+        {
+            return (false, null);
+        }
+
+        if (value.Equals("auto", StringComparison.OrdinalIgnoreCase))
+        {
+            return (true, null);
+        }
+
+        return uint.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var table) && table > 0
+            ? (true, table)
+            : throw new TunnelConfigurationException(line, key, $"must be off, auto or a routing table's number from 1 to {uint.MaxValue}, not '{value}'");
     }
 
     // Under 100 ms a busy host's scheduling alone would pass for a dead path; over a minute is no fallback.

@@ -1,0 +1,61 @@
+using System.Runtime.Versioning;
+using Salvo.Perf.Cli;
+using Salvo.Tunnel;
+
+namespace Salvo.Perf.Tunnel.Userspace;
+
+/// <summary>The foreground run of <c>salvo tunnel userspace</c>: the device and its control socket until the interface or the socket goes, or a stop signal comes.</summary>
+[SupportedOSPlatform("linux")]
+internal static class UserspaceRun
+{
+    /// <summary>
+    /// How often the interface and the socket are looked for. wireguard-go hears of a deleted interface from its failing
+    /// TUN read and of a removed socket through inotify; a look twice a second costs one getifaddrs(3) and one stat(2).
+    /// </summary>
+    private static readonly TimeSpan s_watchInterval = TimeSpan.FromMilliseconds(500);
+
+    public static async Task<int> RunAsync(CliConsole console, string interfaceName, CancellationToken cancellationToken)
+    {
+        KernelTunDevice tun;
+        try
+        {
+            tun = KernelTunDevice.Open(interfaceName);
+        }
+        catch (IOException e)
+        {
+            throw new CliException($"userspace: cannot create the TUN interface {interfaceName}: {e.Message}", CliException.FailureExitCode);
+        }
+
+        UserspaceDevice started;
+        try
+        {
+            started = UserspaceDevice.Start(tun, new ConsoleLineLogger(console.Error));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException)
+        {
+            throw new CliException($"userspace: {interfaceName}: cannot open the control socket: {e.Message}", CliException.FailureExitCode);
+        }
+
+        string why;
+        using (var device = started)
+        {
+            console.Note($"{UserspaceCommand.ReadyLine(device.InterfaceName)}{device.SocketPath} (wg, wg-quick)");
+            var watch = new InterfaceWatch(device.InterfaceName, device.SocketPath);
+            why = "stop signal";
+            while (!cancellationToken.IsCancellationRequested)
+            {
+                if (watch.Gone() is { } gone)
+                {
+                    why = gone;
+                    break;
+                }
+
+                await Task.Delay(s_watchInterval, cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+            }
+        }
+
+        // A stop signal is this process's usual end, as for wireguard-go: exit 0, the socket removed with the device.
+        console.Note($"salvo tunnel: {interfaceName} down ({why}); control socket removed");
+        return 0;
+    }
+}

@@ -1,0 +1,13 @@
+namespace Salvo.Perf.Tests.Tunnel;
+
+/// <summary>A fact that runs <c>salvo tunnel userspace</c> in a lab namespace (and, with <c>wgQuick</c>, stock wg-quick, wg, wireguard-go, ping, iperf3); skipped with the reason otherwise.</summary>
+public sealed class UserspaceFactAttribute : FactAttribute
+{
+    public UserspaceFactAttribute(bool wgQuick = false)
+    {
+        if (UserspaceLab.WhyUnavailable(wgQuick) is { } why)
+        {
+            Skip = why;
+        }
+    }
+}
