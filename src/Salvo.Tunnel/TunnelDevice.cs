@@ -276,6 +276,10 @@ public sealed class TunnelDevice : IDisposable
     private sealed class Output(TunnelDevice device, SendBatch batch, bool flushesDevice = false) : IBatchedOutput
     {
         private readonly PendingTcpFrames _tcpFrames = new(BatchSize, device._maxDatagram);
+        private readonly ControlSends _control = new(device._socket, device.Engine.Counters);
+
+        public Span<byte> AddControlDatagram(int length, DatagramAddress destination, bool expendable) =>
+            TcpPathAddress.IsTcp(destination) ? AddTcpFrame(length, destination) : _control.Add(length, destination, expendable);
 
         public Span<byte> AddDatagram(int length, DatagramAddress destination)
         {
@@ -303,6 +307,7 @@ public sealed class TunnelDevice : IDisposable
 
         public void Flush()
         {
+            _control.Flush();
             if (batch.Count > 0)
             {
                 device._socket.Send(batch);
