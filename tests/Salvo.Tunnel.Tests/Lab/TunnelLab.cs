@@ -25,6 +25,8 @@ internal sealed class TunnelLab : IDisposable
     private readonly NetworkLab _lab;
     private readonly List<IDisposable> _ends = [];
     private readonly bool _offloads;
+    private readonly WireGuardKey _keyA;
+    private readonly WireGuardKey _keyB;
 
     public TunnelLab(TunnelEnd a, TunnelEnd b, TimeProvider? salvoClock = null, WireGuardKey? keyBExpectsForA = null, bool offloads = true)
     {
@@ -32,8 +34,8 @@ internal sealed class TunnelLab : IDisposable
         _lab = new NetworkLab();
         try
         {
-            var keyA = WireGuardKey.GeneratePrivateKey();
-            var keyB = WireGuardKey.GeneratePrivateKey();
+            var keyA = _keyA = WireGuardKey.GeneratePrivateKey();
+            var keyB = _keyB = WireGuardKey.GeneratePrivateKey();
             SalvoA = Start(a, _lab.HostA, keyA, PortA, keyB.DerivePublicKey(), TunnelAddressB, new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), PortB), salvoClock, LoggerA);
             SalvoB = Start(b, _lab.HostB, keyB, PortB, keyBExpectsForA ?? keyA.DerivePublicKey(), TunnelAddressA, endpoint: null, salvoClock, LoggerB);
             Address(_lab.HostA, TunnelAddressA);
@@ -54,7 +56,24 @@ internal sealed class TunnelLab : IDisposable
     public TunnelDevice? SalvoA { get; }
 
     /// <summary>B's device when B is Salvo.</summary>
-    public TunnelDevice? SalvoB { get; }
+    public TunnelDevice? SalvoB { get; private set; }
+
+    /// <summary>B's public key, which handshakes towards B need for MAC1.</summary>
+    public WireGuardKey PublicKeyB => _keyB.DerivePublicKey();
+
+    /// <summary>
+    /// Stops Salvo B and starts it again with the same keys, now also knowing A's endpoint so it can start the handshake
+    /// itself, as a restarted end with a full configuration would.
+    /// </summary>
+    public TunnelDevice RestartSalvoB()
+    {
+        var old = SalvoB ?? throw new InvalidOperationException("B is not Salvo.");
+        _ends.Remove(old);
+        old.Dispose();
+        SalvoB = Start(TunnelEnd.Salvo, _lab.HostB, _keyB, PortB, _keyA.DerivePublicKey(), TunnelAddressA, new IPEndPoint(IPAddress.Parse(NetworkLab.AddressA), PortA), clock: null, LoggerB);
+        Address(_lab.HostB, TunnelAddressB);
+        return SalvoB!;
+    }
 
     public RecordingLogger LoggerA { get; } = new();
 
