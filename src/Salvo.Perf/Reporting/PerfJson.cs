@@ -24,6 +24,8 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(Traffic.ServerTestReport))]
 [JsonSerializable(typeof(Sweep.SweepReport))]
 [JsonSerializable(typeof(Tunnel.TunnelBenchReport))]
+[JsonSerializable(typeof(Tunnel.TunnelStatusDocument))]
+[JsonSerializable(typeof(IReadOnlyList<Tunnel.TunnelStatusDocument>))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>

@@ -21,7 +21,7 @@ internal sealed class SpoofedHandshakeFlood : IDisposable
 
     private readonly Socket _socket;
     private readonly byte[][] _packets;
-    private readonly CancellationTokenSource _stop = new();
+    private CancellationTokenSource _stop = new();
     private Thread? _thread;
     private long _sent;
 
@@ -43,7 +43,8 @@ internal sealed class SpoofedHandshakeFlood : IDisposable
     /// <summary>Starts sending on a thread of its own: <paramref name="perSecond"/>, in bursts every 10 ms, until <paramref name="limit"/>.</summary>
     public void Start(int perSecond, TimeSpan limit)
     {
-        _thread = new Thread(() => Run(perSecond, limit, long.MaxValue, _stop.Token)) { IsBackground = true, Name = "flood" };
+        var stop = _stop.Token;
+        _thread = new Thread(() => Run(perSecond, limit, long.MaxValue, stop)) { IsBackground = true, Name = "flood" };
         _thread.Start();
     }
 
@@ -54,11 +55,16 @@ internal sealed class SpoofedHandshakeFlood : IDisposable
     {
         _stop.Cancel();
         _thread?.Join(TimeSpan.FromSeconds(5));
+        _thread = null;
+        var stopped = _stop;
+        _stop = new CancellationTokenSource();
+        stopped.Dispose();
     }
 
     public void Dispose()
     {
-        Stop();
+        _stop.Cancel();
+        _thread?.Join(TimeSpan.FromSeconds(5));
         _socket.Dispose();
         _stop.Dispose();
     }
