@@ -39,7 +39,23 @@ public sealed class TunnelCounters
     public long this[TunnelDropReason reason] => Volatile.Read(ref _dropped[(int)reason]);
 
     /// <summary>Every drop, whatever the reason.</summary>
-    public long TotalDropped => _dropped.Sum();
+    public long TotalDropped
+    {
+        get
+        {
+            long total = 0;
+            for (var i = 0; i < _dropped.Length; i++)
+            {
+                total += Volatile.Read(ref _dropped[i]);
+            }
 
-    internal void Drop(TunnelDropReason reason, long count = 1) => _dropped[(int)reason] += count;
+            return total;
+        }
+    }
+
+    /// <summary>Every reason with its count, in the enum's order, zeros included: for status output and the control socket's <c>get</c>.</summary>
+    internal IReadOnlyList<(TunnelDropReason Reason, long Count)> DropCounts() => [.. Enum.GetValues<TunnelDropReason>().Select(reason => (reason, this[reason]))];
+
+    /// <summary>Counts drops; atomic, because the device counts the control sends it dropped outside the engine's lock.</summary>
+    internal void Drop(TunnelDropReason reason, long count = 1) => Interlocked.Add(ref _dropped[(int)reason], count);
 }

@@ -353,6 +353,10 @@ public sealed class TunnelDevice : IDisposable
     {
         private readonly PendingTcpFrames _tcpFrames = new(BatchSize, device._maxDatagram);
         private readonly PeerBurst _burst = new(PeerBurst.DefaultLimit);
+        private readonly ControlSends _control = new(device._socket, device.Engine.Counters);
+
+        public Span<byte> AddControlDatagram(int length, DatagramAddress destination, bool expendable) =>
+            TcpPathAddress.IsTcp(destination) ? AddTcpFrame(length, destination) : _control.Add(length, destination, expendable);
 
         public Span<byte> AddDatagram(int length, DatagramAddress destination)
         {
@@ -387,6 +391,7 @@ public sealed class TunnelDevice : IDisposable
 
         public void Flush()
         {
+            _control.Flush();
             if (batch.Count > 0)
             {
                 device.SendObserver?.Invoke(batch);

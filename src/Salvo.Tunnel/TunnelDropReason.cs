@@ -53,4 +53,23 @@ public enum TunnelDropReason
 
     /// <summary>A handshake message received, or a packet to send, while the device has no private key (started empty, or the key was removed).</summary>
     NoPrivateKey,
+    /// <summary>
+    /// A handshake message while under load from a source past its own rate (20 a second, a burst of 5, per IPv4
+    /// address or IPv6 /64): one source cannot take the handshakes or the cookie replies every other source needs.
+    /// </summary>
+    HandshakeRateLimited,
+
+    /// <summary>
+    /// A handshake without a valid MAC2 while under load, when this second's cookie replies were spent: dropped
+    /// unanswered, so replies to forged addresses cannot fill the socket's send buffer. Sources that are a peer's
+    /// endpoint are still answered.
+    /// </summary>
+    CookieReplyLimited,
+
+    /// <summary>
+    /// A handshake message or cookie reply the UDP socket could not take at once (its send buffer was full, or a
+    /// quarter of it was held by datagrams that wait for an address to resolve): dropped so that it never waits
+    /// behind, or holds up, the data.
+    /// </summary>
+    ControlSendDropped,
 }

@@ -69,33 +69,13 @@ public sealed partial class TunnelEngine
                     ReceiveResponse(datagram, source, output);
                     break;
                 case MessageType.CookieReply:
-                    ReceiveCookieReply(datagram, source);
+                    ReceiveCookieReply(datagram, source, output);
                     break;
                 default:
                     Refuse(TunnelDropReason.Malformed, source);
                     break;
             }
         }
-    }
-
-    /// <summary>MAC1 always; under load also MAC2, answering a message without it with a cookie reply.</summary>
-    private bool PassesMacs(ReadOnlySpan<byte> message, int mac1Offset, uint senderIndex, DatagramAddress source, ITunnelOutput output)
-    {
-        if (!Checker.IsMac1Valid(message, mac1Offset))
-        {
-            Refuse(TunnelDropReason.InvalidMac1, source);
-            return false;
-        }
-
-        if (CountHandshakeAndCheckLoad() && !Checker.IsMac2Valid(message, mac1Offset, source, _time))
-        {
-            Checker.WriteReply(message, mac1Offset, senderIndex, source, output.AddDatagram(MessageLayout.CookieReplySize, source), _time);
-            Counters.CookieRepliesSent++;
-            Refuse(TunnelDropReason.CookieRequired, source);
-            return false;
-        }
-
-        return true;
     }
 
     private void ReceiveInitiation(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
@@ -136,7 +116,7 @@ public sealed partial class TunnelEngine
         peer.Previous = null;
         peer.Next = keypair;
 
-        response.CopyTo(output.AddDatagram(response.Length, source));
+        response.CopyTo(output.AddControlDatagram(response.Length, source, expendable: false));
         peer.SentBytes += response.Length;
         OnAuthenticatedPacketTraversal(peer);
         peer.Timers.SendKeepalive = 0;
@@ -148,13 +128,14 @@ public sealed partial class TunnelEngine
     private void ReceiveResponse(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
     {
         var sender = MessageLayout.ReadIndex(message, MessageLayout.ResponseSender);
-        if (!PassesMacs(message, MessageLayout.ResponseMac1, sender, source, output))
+        var receiver = MessageLayout.ReadIndex(message, MessageLayout.ResponseReceiver);
+        var named = _indices.TryGetValue(receiver, out var entry) && entry.Keypair is null;
+        if (!PassesMacs(message, MessageLayout.ResponseMac1, sender, source, output, named && entry.Peer.Handshake.LocalIndex == receiver ? entry.Peer.Handshake : null))
         {
             return;
         }
 
-        var receiver = MessageLayout.ReadIndex(message, MessageLayout.ResponseReceiver);
-        if (!_indices.TryGetValue(receiver, out var entry) || entry.Keypair is not null)
+        if (!named)
         {
             Refuse(TunnelDropReason.UnknownIndex, source);
             return;
@@ -199,16 +180,35 @@ public sealed partial class TunnelEngine
         }
     }
 
-    private void ReceiveCookieReply(ReadOnlySpan<byte> message, DatagramAddress source)
+    /// <summary>
+    /// Takes the cookie. When it answers our pending initiation, the initiation goes again at once with MAC2, at most
+    /// once per REKEY_TIMEOUT: the reply says the initiation arrived and was refused only for want of a cookie, so
+    /// waiting out the 5 s retransmission timer (the paper, section 6.4) would gain nothing, and a flood that puts the
+    /// peer under load would otherwise add 5 s to every handshake with it. The peer's per-source limit (a burst of 5)
+    /// absorbs the one extra initiation.
+    /// </summary>
+    private void ReceiveCookieReply(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
     {
         var receiver = MessageLayout.ReadIndex(message, MessageLayout.CookieReplyReceiver);
         if (!_indices.TryGetValue(receiver, out var entry))
         {
             Refuse(TunnelDropReason.UnknownIndex, source);
+            return;
         }
-        else if (!entry.Peer.Cookies.TryConsumeReply(message, _time))
+
+        var peer = entry.Peer;
+        if (!peer.Cookies.TryConsumeReply(message, _time))
         {
             Refuse(TunnelDropReason.ResponseNotAuthenticated, source);
+            return;
+        }
+
+        var handshake = peer.Handshake;
+        if (entry.Keypair is null && handshake.Stage == HandshakeStage.InitiationCreated && handshake.LocalIndex == receiver
+            && (handshake.LastRetryAfterCookie == 0 || _time.GetElapsedTime(handshake.LastRetryAfterCookie) >= WireGuardProtocol.RekeyTimeout))
+        {
+            handshake.LastRetryAfterCookie = _time.GetTimestamp();
+            SendInitiation(peer, isRetry: true, output, afterCookie: true);
         }
     }
 

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging;
+using Salvo.Tunnel.Protocol;
 
 namespace Salvo.Tunnel;
 
@@ -9,6 +10,12 @@ public sealed partial class TunnelEngine
     private long _loadWindowStart = long.MinValue;
     private int _handshakesInWindow;
     private long _underLoadUntil = long.MinValue;
+    private HandshakeRateLimiter? _sourceLimiter;
+    private int _cookieRepliesPerSecond = 500;
+    private long _cookieTokens = long.MinValue;
+    private long _cookieTokensTime;
+    private HashSet<DatagramAddress> _peerAddresses = [];
+    private long _peerAddressesTime = long.MinValue;
 
     /// <summary>
     /// Handshake messages per second (those passing MAC1) answered without a cookie. Past it the engine is under
@@ -17,6 +24,20 @@ public sealed partial class TunnelEngine
     /// Defaults to 100 (wireguard-go turns cookies on at 128 queued handshakes, device/device.go).
     /// </summary>
     public int HandshakeBudgetPerSecond { get; set; } = 100;
+
+    /// <summary>
+    /// Cookie replies a second, all sources together, to addresses that are not a peer's endpoint. Each reply to a
+    /// forged on-link address waits in the kernel for ARP or NDP (3 s by default: mcast_solicit 3 x retrans_time 1 s)
+    /// and counts against the socket's send buffer meanwhile; past this rate a handshake without MAC2 is dropped
+    /// unanswered (<see cref="TunnelDropReason.CookieReplyLimited"/>). Defaults to 500 (at 768 bytes of kernel memory a
+    /// reply, about 1.2 MB held at most, a seventh of the 8 MiB buffer the tunnel asks for).
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
+    public int CookieRepliesPerSecond
+    {
+        get => _cookieRepliesPerSecond;
+        set => _cookieRepliesPerSecond = value >= 0 ? value : throw new ArgumentOutOfRangeException(nameof(CookieRepliesPerSecond), value, "CookieRepliesPerSecond must be 0 or more.");
+    }
 
     /// <summary>Whether handshakes need a cookie now: forced through <see cref="UnderLoad"/>, or the budget was exceeded in the last second.</summary>
     public bool IsUnderLoad
@@ -51,6 +72,101 @@ public sealed partial class TunnelEngine
         }
 
         return UnderLoad || now < _underLoadUntil;
+    }
+
+    /// <summary>
+    /// Whether the engine does Diffie-Hellman for a handshake message now. MAC1 always; under load a valid MAC2 and
+    /// room in the source's own bucket; a message without MAC2 is answered with a cookie reply, within the source's
+    /// bucket and this second's cookie budget. A response to our own pending initiation (its receiver index is ours,
+    /// which no one off the path can guess) passes once per initiation without MAC2: the cookie would otherwise make
+    /// our handshake wait REKEY_TIMEOUT for a retransmission the peer cannot send until we send one.
+    /// </summary>
+    private bool PassesMacs(ReadOnlySpan<byte> message, int mac1Offset, uint senderIndex, DatagramAddress source, ITunnelOutput output, HandshakeState? pending = null)
+    {
+        if (!Checker.IsMac1Valid(message, mac1Offset))
+        {
+            Refuse(TunnelDropReason.InvalidMac1, source);
+            return false;
+        }
+
+        if (!CountHandshakeAndCheckLoad())
+        {
+            return true;
+        }
+
+        if (!(_sourceLimiter ??= new HandshakeRateLimiter(_time)).Allow(source))
+        {
+            Refuse(TunnelDropReason.HandshakeRateLimited, source);
+            return false;
+        }
+
+        if (Checker.IsMac2Valid(message, mac1Offset, source, _time))
+        {
+            return true;
+        }
+
+        if (pending is { Stage: HandshakeStage.InitiationCreated, ResponseExemptedFromCookie: false })
+        {
+            pending.ResponseExemptedFromCookie = true;
+            return true;
+        }
+
+        var known = IsPeerAddress(source);
+        if (!known && !TakeCookieToken())
+        {
+            Refuse(TunnelDropReason.CookieReplyLimited, source);
+            return false;
+        }
+
+        Checker.WriteReply(message, mac1Offset, senderIndex, source, output.AddControlDatagram(MessageLayout.CookieReplySize, source, expendable: !known), _time);
+        Counters.CookieRepliesSent++;
+        Refuse(TunnelDropReason.CookieRequired, source);
+        return false;
+    }
+
+    /// <summary>A token of the global cookie budget: <see cref="CookieRepliesPerSecond"/>, a second's worth at once at most.</summary>
+    private bool TakeCookieToken()
+    {
+        var now = _time.GetTimestamp();
+        var perSecond = _cookieRepliesPerSecond;
+        var cost = _time.TimestampFrequency;
+        var full = cost * perSecond;
+        // A bucket refills in a second at most, so a longer gap counts as one second (and cannot overflow the product).
+        _cookieTokens = _cookieTokens == long.MinValue ? full : Math.Min(full, _cookieTokens + (Math.Min(now - _cookieTokensTime, cost) * perSecond));
+        _cookieTokensTime = now;
+        if (_cookieTokens < cost)
+        {
+            return false;
+        }
+
+        _cookieTokens -= cost;
+        return true;
+    }
+
+    /// <summary>
+    /// Whether <paramref name="source"/>'s address (any port) is a peer's endpoint: a reply there reaches a host that
+    /// answers ARP, so it leaves at once and holds no buffer. The set is rebuilt at most once a second, so a flood
+    /// costs one lookup a message, whatever the number of peers.
+    /// </summary>
+    private bool IsPeerAddress(DatagramAddress source)
+    {
+        var now = _time.GetTimestamp();
+        if (now - _peerAddressesTime >= _time.TimestampFrequency || _peerAddressesTime == long.MinValue)
+        {
+            _peerAddressesTime = now;
+            var addresses = new HashSet<DatagramAddress>();
+            foreach (var peer in _peers)
+            {
+                if (peer.Endpoint.HasValue)
+                {
+                    addresses.Add(peer.Endpoint.Unmap().WithPort(0));
+                }
+            }
+
+            _peerAddresses = addresses;
+        }
+
+        return _peerAddresses.Contains(source.Unmap().WithPort(0));
     }
 
     /// <summary>Counts a refused datagram and logs why: the first of each reason, then at most one a second with the count skipped.</summary>
@@ -98,7 +214,7 @@ public sealed partial class TunnelEngine
         return true;
     }
 
-    private void LogHandshake(Protocol.Peer peer, string role)
+    private void LogHandshake(Peer peer, string role)
     {
         if (_logger.IsEnabled(LogLevel.Information))
         {
@@ -126,6 +242,9 @@ public sealed partial class TunnelEngine
         TunnelDropReason.NoRoute => "no peer's AllowedIPs hold the destination, or the peer has no endpoint",
         TunnelDropReason.StagedDropped => "packet waited for a handshake that gave up, or the wait queue was full",
         TunnelDropReason.NoPrivateKey => "the device has no private key yet (set one with wg set or wg setconf)",
+        TunnelDropReason.HandshakeRateLimited => "under load and this source is past 20 handshake messages a second (burst 5)",
+        TunnelDropReason.CookieReplyLimited => "under load, no valid cookie (MAC2), and this second's cookie replies are spent: not answered",
+        TunnelDropReason.ControlSendDropped => "handshake message or cookie reply not sent: the socket had no room for it without holding up data",
         _ => reason.ToString(),
     };
 }

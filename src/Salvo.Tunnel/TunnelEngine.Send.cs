@@ -189,7 +189,7 @@ public sealed partial class TunnelEngine
         return any;
     }
 
-    private void SendInitiation(Peer peer, bool isRetry, ITunnelOutput output)
+    private void SendInitiation(Peer peer, bool isRetry, ITunnelOutput output, bool afterCookie = false)
     {
         var timers = peer.Timers;
         if (!isRetry)
@@ -199,7 +199,7 @@ public sealed partial class TunnelEngine
 
         if (_local is null
             || !peer.Endpoint.HasValue
-            || (timers.HasSentInitiation && _time.GetElapsedTime(timers.LastInitiationSent) < WireGuardProtocol.RekeyTimeout))
+            || (!afterCookie && timers.HasSentInitiation && _time.GetElapsedTime(timers.LastInitiationSent) < WireGuardProtocol.RekeyTimeout))
         {
             return;
         }
@@ -217,8 +217,9 @@ public sealed partial class TunnelEngine
             return;
         }
 
+        peer.Handshake.ResponseExemptedFromCookie = false;
         peer.Cookies.AddMacs(message, MessageLayout.InitiationMac1, _time);
-        message.CopyTo(output.AddDatagram(message.Length, peer.Endpoint));
+        message.CopyTo(output.AddControlDatagram(message.Length, peer.Endpoint, expendable: false));
         peer.SentBytes += message.Length;
         timers.LastInitiationSent = _time.GetTimestamp();
         timers.HasSentInitiation = true;

@@ -214,6 +214,36 @@ public sealed partial class DatagramSocket : IDisposable
         return _pal.Send(batch);
     }
 
+    /// <summary>
+    /// Sends what the socket's send buffer takes now, without waiting for room, and returns how many datagrams the kernel
+    /// accepted. A datagram it had no room for is not sent: it is counted as a send error and recorded in
+    /// <see cref="SendBatch.FailedCount"/> with <see cref="SocketError.WouldBlock"/>. For messages that must never hold
+    /// up the caller (control traffic beside a data stream). A backend without a non-blocking send waits as
+    /// <see cref="Send(SendBatch)"/> does.
+    /// </summary>
+    /// <exception cref="ArgumentNullException"><paramref name="batch"/> is null.</exception>
+    /// <exception cref="ObjectDisposedException">The socket was disposed.</exception>
+    public int TrySend(SendBatch batch)
+    {
+        ArgumentNullException.ThrowIfNull(batch);
+        ObjectDisposedException.ThrowIf(_pal.IsDisposed, this);
+        return _pal.TrySend(batch);
+    }
+
+    /// <summary>
+    /// Bytes of earlier sends the kernel still charges against <see cref="SendBufferSize"/>: datagrams queued for the
+    /// device, or waiting for the next hop's address to resolve. -1 where the backend cannot tell (only Linux can).
+    /// </summary>
+    /// <exception cref="ObjectDisposedException">The socket was disposed.</exception>
+    public int QueuedSendBytes
+    {
+        get
+        {
+            ObjectDisposedException.ThrowIf(_pal.IsDisposed, this);
+            return _pal.QueuedSendBytes;
+        }
+    }
+
     /// <summary>Receives one datagram into <paramref name="buffer"/>.</summary>
     /// <exception cref="ArgumentException"><paramref name="buffer"/> is empty.</exception>
     /// <exception cref="ObjectDisposedException">The socket was disposed.</exception>

@@ -200,29 +200,29 @@ public sealed class TunnelUpShowTests : IDisposable
     [Fact]
     public void StatusFiles_EveryInterfaceInNameOrder()
     {
-        File.WriteAllText(Path.Combine(_folder, "salvo1"), "interface: salvo1\n");
-        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
+        WriteStatus("salvo1");
+        WriteStatus("salvo0");
 
-        Assert.Equal("interface: salvo0\ninterface: salvo1\n", TunnelStatusFiles.Read(_folder, only: null));
+        Assert.Equal(["salvo0", "salvo1"], TunnelStatusFiles.Read(_folder, only: null).Select(s => s.Interface));
     }
 
     [Fact]
     public void StatusFiles_OnlyTheNamedInterface()
     {
-        File.WriteAllText(Path.Combine(_folder, "salvo1"), "interface: salvo1\n");
-        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
+        WriteStatus("salvo1");
+        WriteStatus("salvo0");
 
-        Assert.Equal("interface: salvo1\n", TunnelStatusFiles.Read(_folder, "salvo1"));
+        Assert.Equal(["salvo1"], TunnelStatusFiles.Read(_folder, "salvo1").Select(s => s.Interface));
     }
 
     [Fact]
     public void StatusFiles_NoneRunning_IsEmpty() =>
-        Assert.Equal(string.Empty, TunnelStatusFiles.Read(Path.Combine(_folder, "never-made"), only: null));
+        Assert.Empty(TunnelStatusFiles.Read(Path.Combine(_folder, "never-made"), only: null));
 
     [Fact]
     public void StatusFiles_UnknownName_IsAnErrorNamingIt()
     {
-        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
+        WriteStatus("salvo0");
 
         var error = Assert.Throws<CliException>(() => TunnelStatusFiles.Read(_folder, "salvo7"));
 
@@ -234,13 +234,53 @@ public sealed class TunnelUpShowTests : IDisposable
     public void StatusFiles_LeftByAKilledProcess_AreNotShown()
     {
         // A killed 'up' cannot delete its file; it stops rewriting it every second.
-        File.WriteAllText(Path.Combine(_folder, "salvo0"), "interface: salvo0\n");
-        var stale = Path.Combine(_folder, "salvo1");
-        File.WriteAllText(stale, "interface: salvo1\n");
+        WriteStatus("salvo0");
+        var stale = WriteStatus("salvo1");
         File.SetLastWriteTimeUtc(stale, DateTime.UtcNow - TunnelStatusFiles.StaleAfter - TimeSpan.FromSeconds(1));
 
-        Assert.Equal("interface: salvo0\n", TunnelStatusFiles.Read(_folder, only: null));
+        Assert.Equal(["salvo0"], TunnelStatusFiles.Read(_folder, only: null).Select(s => s.Interface));
         Assert.Throws<CliException>(() => TunnelStatusFiles.Read(_folder, "salvo1"));
+    }
+
+    [Fact]
+    public void StatusText_Drops_ListedByReasonAfterThePort()
+    {
+        var now = new DateTimeOffset(2026, 11, 24, 12, 0, 0, TimeSpan.Zero);
+        var status = Status("salvo0", now) with { CookieRepliesSent = 7, Dropped = Dropped((TunnelDropReason.CookieRequired, 7), (TunnelDropReason.HandshakeRateLimited, 40)) };
+
+        var text = TunnelStatusText.Format(status, now);
+
+        Assert.Contains("  listening port: 51820\n  cookie replies sent: 7\n  dropped: CookieRequired 7, HandshakeRateLimited 40\n", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Show_Json_IsOneDocument_EveryDropReasonCounted()
+    {
+        var now = DateTimeOffset.UtcNow;
+        await TunnelStatusFiles.WriteAsync(Path.Combine(_folder, "salvo0"), Status("salvo0", now) with { Dropped = Dropped((TunnelDropReason.ControlSendDropped, 3)) });
+        var console = new CliConsole(new StringWriter(), new StringWriter(), isTerminal: false) { Format = OutputFormat.Json };
+
+        console.Document(TunnelStatusFiles.Read(_folder, only: null), Salvo.Perf.Reporting.PerfJson.Indented.IReadOnlyListTunnelStatusDocument, Salvo.Perf.Reporting.PerfJson.Compact.IReadOnlyListTunnelStatusDocument);
+
+        using var json = System.Text.Json.JsonDocument.Parse(console.Out.ToString()!);
+        var tunnel = Assert.Single(json.RootElement.EnumerateArray());
+        Assert.Equal("salvo0", tunnel.GetProperty("interface").GetString());
+        var dropped = tunnel.GetProperty("dropped");
+        Assert.Equal(Enum.GetNames<TunnelDropReason>().Order(), dropped.EnumerateObject().Select(p => p.Name).Order());
+        Assert.Equal(3, dropped.GetProperty("ControlSendDropped").GetInt64());
+    }
+
+    private static TunnelStatusDocument Status(string name, DateTimeOffset now) =>
+        TunnelStatusDocument.From(name, WireGuardKey.GeneratePrivateKey().DerivePublicKey(), 51820, [], counters: null, now);
+
+    private static Dictionary<string, long> Dropped(params (TunnelDropReason Reason, long Count)[] counts) =>
+        Enum.GetValues<TunnelDropReason>().ToDictionary(r => r.ToString(), r => counts.Where(c => c.Reason == r).Sum(c => c.Count));
+
+    private string WriteStatus(string name)
+    {
+        var file = Path.Combine(_folder, name);
+        TunnelStatusFiles.WriteAsync(file, Status(name, DateTimeOffset.UtcNow)).GetAwaiter().GetResult();
+        return file;
     }
 
     private static string ValidConfig() =>

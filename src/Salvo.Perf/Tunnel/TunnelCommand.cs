@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Diagnostics;
 using Salvo.Perf.Cli;
+using Salvo.Perf.Reporting;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
@@ -134,7 +135,7 @@ internal static class TunnelCommand
                     // Until -t, or a stop signal (Ctrl+C, SIGTERM, SIGHUP): the usual end of a tunnel, so it exits 0.
                     while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
                     {
-                        await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel, DateTimeOffset.UtcNow), CancellationToken.None).ConfigureAwait(false);
+                        await TunnelStatusFiles.WriteAsync(statusFile, TunnelStatusDocument.From(tunnel, DateTimeOffset.UtcNow)).ConfigureAwait(false);
                         await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
                     }
                 }
@@ -176,10 +177,25 @@ internal static class TunnelCommand
     private static Command Show(CliConsole console)
     {
         var name = new Argument<string?>("NAME") { Description = "One interface. Defaults to every running one.", Arity = ArgumentArity.ZeroOrOne };
-        var command = new Command("show", "Prints the interfaces that 'salvo tunnel up' runs: keys, port, peers, endpoints, handshakes, transfer.") { name };
+        var command = new Command(
+            "show",
+            "Prints the interfaces that 'salvo tunnel up' runs: keys, port, drops by reason, peers, endpoints, handshakes, transfer; with --json one document listing them.")
+        {
+            name,
+        };
         command.SetAction(parse =>
         {
-            console.Out.Write(TunnelStatusFiles.Read(StatusFolder, parse.GetValue(name)));
+            var statuses = TunnelStatusFiles.Read(StatusFolder, parse.GetValue(name));
+            if (console.Format == OutputFormat.Text)
+            {
+                var now = DateTimeOffset.UtcNow;
+                console.Out.Write(string.Concat(statuses.Select(status => TunnelStatusText.Format(status, now))));
+            }
+            else
+            {
+                console.Document(statuses, PerfJson.Indented.IReadOnlyListTunnelStatusDocument, PerfJson.Compact.IReadOnlyListTunnelStatusDocument);
+            }
+
             return 0;
         });
         return command;

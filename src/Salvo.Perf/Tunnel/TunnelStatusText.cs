@@ -4,21 +4,29 @@ using Salvo.Tunnel;
 
 namespace Salvo.Perf.Tunnel;
 
-/// <summary>The status text of a running tunnel, laid out like <c>wg show</c>.</summary>
+/// <summary>The status text of a running tunnel, laid out like <c>wg show</c>, with the drops by reason after the port.</summary>
 internal static class TunnelStatusText
 {
-    public static string Format(TunnelDevice tunnel, DateTimeOffset now) =>
-        Format(tunnel.InterfaceName, tunnel.Engine.PublicKey, tunnel.ListenPort, tunnel.Engine.GetPeers(), now);
-
     /// <summary>The text for one interface; <paramref name="now"/> is what handshake ages are measured from.</summary>
-    public static string Format(string interfaceName, WireGuardKey? publicKey, int listenPort, IEnumerable<PeerStatus> peers, DateTimeOffset now)
+    public static string Format(string interfaceName, WireGuardKey? publicKey, int listenPort, IEnumerable<PeerStatus> peers, DateTimeOffset now) =>
+        Format(TunnelStatusDocument.From(interfaceName, publicKey, listenPort, peers, counters: null, now), now);
+
+    /// <summary>The text for one interface's document; <paramref name="now"/> is what handshake ages are measured from.</summary>
+    public static string Format(TunnelStatusDocument status, DateTimeOffset now)
     {
         var text = new StringBuilder();
         var invariant = CultureInfo.InvariantCulture;
-        text.Append(invariant, $"interface: {interfaceName}\n");
-        text.Append(invariant, $"  public key: {publicKey?.ToString() ?? "(none)"}\n");
-        text.Append(invariant, $"  listening port: {listenPort}\n");
-        foreach (var peer in peers)
+        text.Append(invariant, $"interface: {status.Interface}\n");
+        text.Append(invariant, $"  public key: {status.PublicKey}\n");
+        text.Append(invariant, $"  listening port: {status.ListenPort}\n");
+        var dropped = status.Dropped.Where(d => d.Value > 0).ToList();
+        if (dropped.Count > 0 || status.CookieRepliesSent > 0)
+        {
+            text.Append(invariant, $"  cookie replies sent: {status.CookieRepliesSent}\n");
+            text.Append(invariant, $"  dropped: {(dropped.Count == 0 ? "none" : string.Join(", ", dropped.Select(d => $"{d.Key} {d.Value}")))}\n");
+        }
+
+        foreach (var peer in status.Peers)
         {
             text.Append(invariant, $"\npeer: {peer.PublicKey}\n");
             if (peer.Endpoint is not null)
@@ -35,9 +43,9 @@ internal static class TunnelStatusText
             }
 
             text.Append(invariant, $"  transfer: {peer.ReceivedBytes} B received, {peer.SentBytes} B sent\n");
-            if (peer.PersistentKeepalive is { } keepalive)
+            if (peer.PersistentKeepaliveSeconds is { } keepalive)
             {
-                text.Append(invariant, $"  persistent keepalive: every {(int)keepalive.TotalSeconds} seconds\n");
+                text.Append(invariant, $"  persistent keepalive: every {keepalive} seconds\n");
             }
         }
 
@@ -45,11 +53,8 @@ internal static class TunnelStatusText
     }
 
     /// <summary>"udp", or "tcp (since 12 seconds ago: why)": the path the peer's messages take, and the last switch.</summary>
-    private static string Path(PeerStatus peer, DateTimeOffset now)
-    {
-        var name = peer.Path.ToString().ToLowerInvariant();
-        return peer.PathChanged is { } changed
-            ? string.Create(CultureInfo.InvariantCulture, $"{name} (since {Math.Max(0, (int)(now - changed).TotalSeconds)} seconds ago: {peer.PathReason})")
-            : name;
-    }
+    private static string Path(TunnelPeerDocument peer, DateTimeOffset now) =>
+        peer.PathChanged is { } changed
+            ? string.Create(CultureInfo.InvariantCulture, $"{peer.Path} (since {Math.Max(0, (int)(now - changed).TotalSeconds)} seconds ago: {peer.PathReason})")
+            : peer.Path;
 }

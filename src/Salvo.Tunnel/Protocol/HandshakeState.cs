@@ -27,6 +27,12 @@ internal sealed class HandshakeState
 
     public bool HasConsumedInitiation { get; set; }
 
+    /// <summary>Whether a response to the current initiation was let through under load without a cookie (once per initiation).</summary>
+    public bool ResponseExemptedFromCookie { get; set; }
+
+    /// <summary>When an initiation was last sent early because a cookie reply came (monotonic); 0 when never.</summary>
+    public long LastRetryAfterCookie { get; set; }
+
     /// <summary>Wipes the secrets; the timestamp and rate-limit state outlive a handshake on purpose.</summary>
     public void Clear()
     {

@@ -58,6 +58,15 @@ internal abstract class DatagramPal : IDisposable
     public abstract int Send(SendBatch batch);
 
     /// <summary>
+    /// Sends what the send buffer takes now and never waits for room: what it cannot take is recorded as failed with
+    /// <see cref="SocketError.WouldBlock"/>. A backend with no non-blocking send waits as <see cref="Send"/> does.
+    /// </summary>
+    public virtual int TrySend(SendBatch batch) => Send(batch);
+
+    /// <summary>Bytes of sends the kernel still charges to the socket's send buffer; -1 where the backend cannot tell.</summary>
+    public virtual int QueuedSendBytes => -1;
+
+    /// <summary>
     /// Says that every receive on this socket will come from the calling thread (a dedicated receive loop), so a
     /// backend may tie its receive machinery to that thread. A promise, not checked: until that thread calls
     /// <see cref="EndReceivingOnThisThread"/>, a receive from another thread may read what the thread frees when it

@@ -478,6 +478,32 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
         Assert.Equal(Enumerable.Range(0, 32).Select(i => (byte)i), values);
         Assert.Equal(0, receiver.Receive(got, TimeSpan.Zero));
     }
+
+    [LinuxFact]
+    [SupportedOSPlatform("linux")]
+    public void FullSendBuffer_TrySend_DoesNotWait_TheMessageFailsWithWouldBlock_TheRestIsSent()
+    {
+        using var receiver = Open();
+        using var sender = new DatagramSocket(new DatagramSocketOptions
+        {
+            LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+            Backend = Backend,
+            Gso = false,
+        });
+        var batch = new SendBatch(capacity: 32, maxDatagramSize: 64);
+        for (var i = 0; i < 32; i++)
+        {
+            batch.Add(new byte[] { (byte)i }, receiver.LocalAddress);
+        }
+
+        ((Salvo.Pal.LinuxDatagramPal)sender.Pal).FailNextSendForTesting = Salvo.Interop.Linux.Errno.EAGAIN;
+
+        Assert.Equal(31, sender.TrySend(batch));
+        Assert.Equal(1, batch.FailedCount);
+        Assert.Equal(SocketError.WouldBlock, batch.FirstError);
+        Assert.Equal(1, sender.GetStatistics().SendErrors);
+        Assert.InRange(sender.QueuedSendBytes, 0, sender.SendBufferSize);
+    }
 }
 
 public sealed class PortableSocketTests : DatagramSocketContractTests

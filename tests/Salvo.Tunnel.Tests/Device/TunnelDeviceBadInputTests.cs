@@ -75,12 +75,13 @@ public sealed class TunnelDeviceBadInputTests
     }
 
     [Fact]
-    public async Task InitiationFlood_StartsCookieReplies_ARealPeerStillGetsThrough()
+    public async Task InitiationFlood_StartsCookieReplies_RateLimitsTheSource_ARealPeerStillGetsThrough()
     {
         using var tunnels = new LoopbackTunnels();
         tunnels.AssertCarries(payloadLength: 100);
         using var flooder = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
-        flooder.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        // Its own address: under load each IPv4 address has its own bucket, and the tunnels all use 127.0.0.1.
+        flooder.Bind(new IPEndPoint(IPAddress.Parse("127.0.0.2"), 0));
         var initiation = tunnels.Relay.LastInitiation!;
         using var stop = new CancellationTokenSource();
 
@@ -106,7 +107,9 @@ public sealed class TunnelDeviceBadInputTests
         await flood;
 
         var counters = tunnels.B.Engine.Counters;
-        Assert.True(counters[TunnelDropReason.CookieRequired] > 100, $"{counters[TunnelDropReason.CookieRequired]} cookie replies");
+        // One source past its bucket (5 at once, 20 a second) is refused without a reply; the rest got cookies.
+        Assert.True(counters[TunnelDropReason.HandshakeRateLimited] > 100, $"{counters[TunnelDropReason.HandshakeRateLimited]} refused");
+        Assert.InRange(counters[TunnelDropReason.CookieRequired], 1, 5 + (20 * 16));
         Assert.Equal(counters[TunnelDropReason.CookieRequired], counters.CookieRepliesSent);
         Assert.Equal(2, counters.HandshakesAnswered);
         var reply = new byte[256];

@@ -33,6 +33,9 @@ public sealed class TunnelMetricsTests
         Assert.Equal(1, seen[("salvo.tunnel.dropped", "decryption_failed")]);
         Assert.Equal(1, seen[("salvo.tunnel.dropped", "malformed")]);
         Assert.Equal(0, seen[("salvo.tunnel.dropped", "source_not_allowed")]);
+        Assert.Equal(0, seen[("salvo.tunnel.dropped", "handshake_rate_limited")]);
+        Assert.Equal(0, seen[("salvo.tunnel.dropped", "cookie_reply_limited")]);
+        Assert.Equal(0, seen[("salvo.tunnel.dropped", "control_send_dropped")]);
         Assert.Equal(1, Collect(pair.Alice.PublicKey!.ToString())[("salvo.tunnel.handshakes", "initiator")]);
     }
 

@@ -72,10 +72,40 @@ internal sealed class TunnelLab : IDisposable
     public string HostB => _lab.HostB;
 
     /// <summary>A's device when A is Salvo.</summary>
-    public TunnelDevice? SalvoA { get; }
+    public TunnelDevice? SalvoA { get; private set; }
 
     /// <summary>B's device when B is Salvo.</summary>
-    public TunnelDevice? SalvoB { get; }
+    public TunnelDevice? SalvoB { get; private set; }
+
+    /// <summary>B's public key, which handshakes towards B need for MAC1.</summary>
+    public WireGuardKey PublicKeyB => KeyB.DerivePublicKey();
+
+    /// <summary>Stops Salvo A and starts it again with the same keys and configuration: its next packet starts a new handshake.</summary>
+    public TunnelDevice RestartSalvoA()
+    {
+        Stop(SalvoA ?? throw new InvalidOperationException("A is not Salvo."));
+        SalvoA = Start(TunnelEnd.Salvo, _lab.HostA, InterfaceA, KeyA, PortA, KeyB.DerivePublicKey(), TunnelAddressB, new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), PortB), clock: null, LoggerA);
+        Address(_lab.HostA, TunnelAddressA, InterfaceA);
+        return SalvoA!;
+    }
+
+    /// <summary>
+    /// Stops Salvo B and starts it again with the same keys, now also knowing A's endpoint so it can start the handshake
+    /// itself, as a restarted end with a full configuration would.
+    /// </summary>
+    public TunnelDevice RestartSalvoB()
+    {
+        Stop(SalvoB ?? throw new InvalidOperationException("B is not Salvo."));
+        SalvoB = Start(TunnelEnd.Salvo, _lab.HostB, InterfaceB, KeyB, PortB, KeyA.DerivePublicKey(), TunnelAddressA, new IPEndPoint(IPAddress.Parse(NetworkLab.AddressA), PortA), clock: null, LoggerB);
+        Address(_lab.HostB, TunnelAddressB, InterfaceB);
+        return SalvoB!;
+    }
+
+    private void Stop(TunnelDevice device)
+    {
+        _ends.Remove(device);
+        device.Dispose();
+    }
 
     public RecordingLogger LoggerA { get; } = new();
 
@@ -88,10 +118,13 @@ internal sealed class TunnelLab : IDisposable
         ?? (ExternalTool.Find("iperf3") is null ? "iperf3 is not installed (apt-get install iperf3)" : null)
         ?? (ends.Contains(TunnelEnd.WireGuardGo) ? WireGuardGoProcess.WhyUnavailable() : null);
 
-    /// <summary>Pings <paramref name="to"/> from <paramref name="host"/>, 0.2 s apart; returns ping's exit code and output.</summary>
-    public static (int ExitCode, string Output) Ping(string host, string to, int count, string? from = null)
+    /// <summary>
+    /// Pings <paramref name="to"/> from <paramref name="host"/>, 0.2 s apart, waiting <paramref name="waitSeconds"/> for each
+    /// reply (and for the last ones after the last ping); returns ping's exit code and output.
+    /// </summary>
+    public static (int ExitCode, string Output) Ping(string host, string to, int count, string? from = null, int waitSeconds = 2)
     {
-        var arguments = new List<string> { "netns", "exec", host, ExternalTool.Find("ping")!, "-n", "-c", $"{count}", "-i", "0.2", "-W", "2", to };
+        var arguments = new List<string> { "netns", "exec", host, ExternalTool.Find("ping")!, "-n", "-c", $"{count}", "-i", "0.2", "-W", $"{waitSeconds}", to };
         if (from is not null)
         {
             arguments.InsertRange(4, ["-I", from]);

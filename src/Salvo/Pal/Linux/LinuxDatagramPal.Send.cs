@@ -31,6 +31,29 @@ internal sealed partial class LinuxDatagramPal
 
     public override int Send(SendBatch batch) => Completed(SendCoreAsync(batch, new BlockOnDescriptor(PollDeadline.Never)));
 
+    public override int TrySend(SendBatch batch) => Completed(SendCoreAsync(batch, default(SkipWhenFull)));
+
+    /// <summary>
+    /// SIOCOUTQ: the socket's sk_wmem_alloc, what <c>ss -m</c> shows as <c>t</c>. A datagram stays charged until its skb
+    /// is freed, including while it waits in a neighbour's queue for ARP or NDP (net/core/neighbour.c, __neigh_event_send).
+    /// </summary>
+    public override unsafe int QueuedSendBytes
+    {
+        get
+        {
+            int bytes;
+            try
+            {
+                // Safety: SIOCOUTQ writes one int (net/ipv4/udp.c, udp_ioctl) into the local the pointer names.
+                return Libc.Ioctl(_handle, Constants.SIOCOUTQ, &bytes) == 0 ? bytes : -1;
+            }
+            catch (ObjectDisposedException)
+            {
+                throw Disposed();
+            }
+        }
+    }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<int> SendCoreAsync<TWait>(SendBatch batch, TWait wait)
         where TWait : struct, IWaitStrategy

@@ -45,6 +45,24 @@ internal sealed partial class LinuxDatagramPal
         }
     }
 
+    /// <summary>Never waits: a message the full buffer cannot take is recorded as failed (WouldBlock) and skipped.</summary>
+    private readonly struct SkipWhenFull : IWaitStrategy
+    {
+        public ValueTask<bool> ReadableAsync(LinuxDatagramPal pal) => new(false);
+
+        public ValueTask<(int Accepted, int Next)> SendBufferFullAsync(LinuxDatagramPal pal, SendBatch batch, LinuxSendVectors vectors, int message)
+        {
+            var first = vectors.FirstEntry(message);
+            for (var i = first; i < first + vectors.EntryCount(message); i++)
+            {
+                pal.Counters.OnSendError();
+                batch.RecordFailure(i, SocketError.WouldBlock);
+            }
+
+            return new((0, message + 1));
+        }
+    }
+
     /// <summary>The runtime's epoll engine: a zero-byte peek to wait for datagrams, its own sends when the buffer is full.</summary>
     private readonly struct AwaitReadiness(CancellationToken cancellationToken) : IWaitStrategy
     {

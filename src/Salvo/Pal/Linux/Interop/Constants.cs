@@ -62,6 +62,9 @@ internal static partial class Constants
     public const int IPV6_RECVTCLASS = 66;
     public const int IPV6_TCLASS = 67;
 
+    // include/uapi/linux/sockios.h: SIOCOUTQ is TIOCOUTQ (asm-generic/ioctls.h, x86-64 and arm64 alike)
+    public const nuint SIOCOUTQ = 0x5411;
+
     // include/linux/socket.h
     public const int MSG_PEEK = 2;
     public const int MSG_CTRUNC = 8;

@@ -102,6 +102,10 @@ internal sealed class IoUringDatagramPal : DatagramPal
 
     public override int Send(SendBatch batch) => _batched.Send(batch);
 
+    public override int TrySend(SendBatch batch) => _batched.TrySend(batch);
+
+    public override int QueuedSendBytes => _batched.QueuedSendBytes;
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public override async ValueTask<ReceiveResult> ReceiveFromAsync(Memory<byte> buffer, CancellationToken cancellationToken)
     {
