@@ -68,6 +68,7 @@ public sealed partial class TunnelEngine : IDisposable
                 PersistentKeepalive = peerConfiguration.PersistentKeepalive ?? TimeSpan.Zero,
             };
             _peers.Add(peer);
+            ScheduleTicks(peer);
             foreach (var prefix in peerConfiguration.AllowedIps)
             {
                 _routes.Add(prefix, peer);
