@@ -28,7 +28,7 @@ public sealed partial class TunnelEngine : IDisposable
     private readonly CookieChecker _cookieChecker;
     private readonly TimeProvider _time;
     private readonly Random _jitter;
-    private readonly List<Peer> _peers = [];
+    private readonly PeerTable _peers = new();
     private readonly AllowedIps<Peer> _routes = new();
     private readonly SessionIndices<IndexEntry> _indices = new();
     private readonly int _mtu;
@@ -46,6 +46,11 @@ public sealed partial class TunnelEngine : IDisposable
         TunnelConfiguration configuration, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null, ILogger? logger = null, string? name = null)
     {
         ArgumentNullException.ThrowIfNull(configuration);
+        if (configuration.Peers.GroupBy(peer => peer.PublicKey).FirstOrDefault(group => group.Count() > 1) is { } twice)
+        {
+            throw new ArgumentException($"Peer {twice.Key} is configured twice.", nameof(configuration));
+        }
+
         crypto ??= TunnelCrypto.Default;
         _time = time ?? TimeProvider.System;
         _logger = logger ?? NullLogger.Instance;
@@ -67,7 +72,7 @@ public sealed partial class TunnelEngine : IDisposable
                 Path = new PeerPath(peerConfiguration.TcpFallback, endpoint),
                 PersistentKeepalive = peerConfiguration.PersistentKeepalive ?? TimeSpan.Zero,
             };
-            _peers.Add(peer);
+            _peers.TryAdd(peer);
             ScheduleTicks(peer);
             foreach (var prefix in peerConfiguration.AllowedIps)
             {
@@ -112,7 +117,7 @@ public sealed partial class TunnelEngine : IDisposable
     {
         lock (_gate)
         {
-            return [.. _peers.Select(peer => new PeerStatus(
+            return [.. _peers.ToArray().Select(peer => new PeerStatus(
                 peer.PublicKeyText,
                 ShownEndpoint(peer),
                 _routes.PrefixesOf(peer),
@@ -153,18 +158,7 @@ public sealed partial class TunnelEngine : IDisposable
         }
     }
 
-    private Peer? FindPeer(ReadOnlySpan<byte> publicKey)
-    {
-        foreach (var peer in _peers)
-        {
-            if (CryptographicOperations.FixedTimeEquals(peer.PublicKey, publicKey))
-            {
-                return peer;
-            }
-        }
-
-        return null;
-    }
+    private Peer? FindPeer(ReadOnlySpan<byte> publicKey) => _peers.Find(publicKey);
 
     /// <summary>A fresh random session index not in use (the paper, section 5.4.2: "randomly generated").</summary>
     private uint AllocateIndex(Peer peer)
