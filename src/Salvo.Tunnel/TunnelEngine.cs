@@ -117,10 +117,11 @@ public sealed partial class TunnelEngine : IDisposable
     {
         lock (_gate)
         {
+            var prefixes = _routes.PrefixesByPeer();
             return [.. _peers.ToArray().Select(peer => new PeerStatus(
                 peer.PublicKeyText,
                 ShownEndpoint(peer),
-                _routes.PrefixesOf(peer),
+                prefixes.TryGetValue(peer, out var owned) ? owned : [],
                 peer.LastHandshake,
                 peer.ReceivedBytes,
                 peer.SentBytes,

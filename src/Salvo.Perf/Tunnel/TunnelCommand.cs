@@ -2,7 +2,9 @@ using System.CommandLine;
 using System.Diagnostics;
 using Salvo.Perf.Cli;
 using Salvo.Tunnel;
+using Salvo.Perf.Tunnel.Linux;
 using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Routing;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -78,6 +80,7 @@ internal static class TunnelCommand
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
+            var started = Stopwatch.StartNew();
             var file = parse.GetValue(config)!;
             if (parse.GetValue(time) is not null && parse.GetValue(duration) is not null)
             {
@@ -95,9 +98,11 @@ internal static class TunnelCommand
             }
 
             TunnelConfiguration configuration;
+            TimeSpan parsed;
             try
             {
                 configuration = WireGuardConfigParser.ParseFile(file.FullName);
+                parsed = started.Elapsed;
             }
             catch (TunnelConfigurationException e)
             {
@@ -113,25 +118,35 @@ internal static class TunnelCommand
                     : $"up: --name: {problem}");
             }
 
-            var seconds = parse.GetValue(time) ?? parse.GetValue(duration);
+            // -t counts from the launch, and it and a stop signal (Ctrl+C, SIGTERM, SIGHUP) end the tunnel at any point,
+            // route installation included: the usual end of a tunnel, so it exits 0.
+            using var end = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            if ((parse.GetValue(time) ?? parse.GetValue(duration)) is { } seconds)
+            {
+                end.CancelAfter(TimeSpan.FromSeconds(Math.Max(0, seconds - started.Elapsed.TotalSeconds)));
+            }
 
-            var started = Stopwatch.StartNew();
+            var stop = end.Token;
             IReadOnlyList<PeerStatus> peers;
             using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
                 interfaceName = tunnel.InterfaceName;
-                ConfigureInterface(console, tunnel.InterfaceName, configuration);
-                console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}");
+                var built = started.Elapsed;
+                var routes = ConfigureInterface(console, tunnel.InterfaceName, configuration, stop);
+                if (!stop.IsCancellationRequested)
+                {
+                    console.Note(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {routes:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}"));
+                }
+
                 Directory.CreateDirectory(StatusFolder);
                 var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
-                var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
                 try
                 {
-                    // Until -t, or a stop signal (Ctrl+C, SIGTERM, SIGHUP): the usual end of a tunnel, so it exits 0.
-                    while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
+                    while (!stop.IsCancellationRequested)
                     {
                         await File.WriteAllTextAsync(statusFile, TunnelStatusText.Format(tunnel, DateTimeOffset.UtcNow), CancellationToken.None).ConfigureAwait(false);
-                        await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+                        await Task.Delay(TimeSpan.FromSeconds(1), stop).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
                     }
                 }
                 finally
@@ -168,10 +183,12 @@ internal static class TunnelCommand
     }
 
     /// <summary>
-    /// What wg-quick does with Address, MTU and AllowedIPs: 'ip address add', 'ip link set ... mtu ... up' and
-    /// 'ip route replace PREFIX dev NAME' per allowed prefix (replace: an Address's own subnet is already there).
+    /// What wg-quick does with Address, MTU and AllowedIPs: 'ip address add', 'ip link set ... mtu ... up', then a route
+    /// through the interface per allowed prefix, replacing any (an Address's own subnet is already there), installed
+    /// with rtnetlink in batches (<see cref="NetlinkRoutes"/>); returns how many. Stops between batches once
+    /// <paramref name="stop"/> is cancelled. A prefix the kernel refuses is an error naming it and the kernel's reason.
     /// </summary>
-    private static void ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration)
+    private static int ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration, CancellationToken stop)
     {
         foreach (var address in configuration.Addresses)
         {
@@ -180,15 +197,25 @@ internal static class TunnelCommand
 
         RunIp("link", "set", "dev", interfaceName, "mtu", configuration.Mtu.ToString(System.Globalization.CultureInfo.InvariantCulture), "up");
         var (routes, leftOut) = TunnelRoutes.For(configuration);
-        foreach (var route in routes)
-        {
-            RunIp(route.Address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? "-6" : "-4", "route", "replace", route.ToString(), "dev", interfaceName);
-        }
-
         foreach (var route in leftOut)
         {
             console.Note($"salvo tunnel: AllowedIPs {route} accepted for cryptokey routing, but no default route added (it needs policy routing); add one yourself if wanted");
         }
+
+        var refused = new List<(IPPrefix Prefix, string Reason)>();
+        int installed;
+        using (var netlink = NetlinkRoutes.Open())
+        {
+            installed = netlink.Replace(routes, NetlinkRoutes.InterfaceIndex(interfaceName), refused, stop);
+        }
+
+        if (refused.Count > 0)
+        {
+            var shown = string.Join("; ", refused.Take(5).Select(r => $"{r.Prefix}: {r.Reason}"));
+            throw new CliException($"up: the kernel refused {refused.Count:N0} of {routes.Count:N0} AllowedIPs routes through {interfaceName}: {shown}{(refused.Count > 5 ? "; ..." : string.Empty)}");
+        }
+
+        return installed;
     }
 
     private static void RunIp(params string[] arguments)

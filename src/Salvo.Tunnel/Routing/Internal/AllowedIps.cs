@@ -40,8 +40,32 @@ internal sealed class AllowedIps<TPeer>
     public IReadOnlyList<IPPrefix> PrefixesOf(TPeer peer)
     {
         var found = new List<IPPrefix>();
-        Collect(_v4, peer, new byte[4], 0, found);
-        Collect(_v6, peer, new byte[16], 0, found);
+        Walk((owner, prefix) =>
+        {
+            if (ReferenceEquals(owner, peer))
+            {
+                found.Add(prefix);
+            }
+        });
+        return found;
+    }
+
+    /// <summary>
+    /// Every peer's prefixes, in one walk of the tries: asking <see cref="PrefixesOf"/> for each of N peers walks them N
+    /// times (10,000 peers with 20,000 prefixes: 10,000 walks of some 60,000 nodes for one status).
+    /// </summary>
+    public Dictionary<TPeer, List<IPPrefix>> PrefixesByPeer()
+    {
+        var found = new Dictionary<TPeer, List<IPPrefix>>(ReferenceEqualityComparer.Instance);
+        Walk((owner, prefix) =>
+        {
+            if (!found.TryGetValue(owner, out var prefixes))
+            {
+                found[owner] = prefixes = [];
+            }
+
+            prefixes.Add(prefix);
+        });
         return found;
     }
 
@@ -88,16 +112,23 @@ internal sealed class AllowedIps<TPeer>
         Remove(node.One, peer);
     }
 
-    private static void Collect(Node? node, TPeer peer, byte[] path, int depth, List<IPPrefix> found)
+    /// <summary>Every routed prefix with its owner, IPv4 first, each family in address order.</summary>
+    private void Walk(Action<TPeer, IPPrefix> visit)
+    {
+        Walk(_v4, new byte[4], 0, visit);
+        Walk(_v6, new byte[16], 0, visit);
+    }
+
+    private static void Walk(Node? node, byte[] path, int depth, Action<TPeer, IPPrefix> visit)
     {
         if (node is null)
         {
             return;
         }
 
-        if (ReferenceEquals(node.Peer, peer))
+        if (node.Peer is { } owner)
         {
-            found.Add(new IPPrefix(new System.Net.IPAddress(path), depth));
+            visit(owner, new IPPrefix(new System.Net.IPAddress(path), depth));
         }
 
         if (depth == path.Length * 8)
@@ -105,9 +136,9 @@ internal sealed class AllowedIps<TPeer>
             return;
         }
 
-        Collect(node.Zero, peer, path, depth + 1, found);
+        Walk(node.Zero, path, depth + 1, visit);
         path[depth / 8] |= (byte)(0x80 >> (depth % 8));
-        Collect(node.One, peer, path, depth + 1, found);
+        Walk(node.One, path, depth + 1, visit);
         path[depth / 8] &= (byte)~(0x80 >> (depth % 8));
     }
 
