@@ -1,11 +1,10 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Net;
-using System.Security.Cryptography;
-using System.Text;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Routing;
+using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Benchmarks;
 
@@ -25,12 +24,12 @@ internal static class TunnelPeerScale
         var peers = args.Length > 0 ? int.Parse(args[0], CultureInfo.InvariantCulture) : 10_000;
         if (args.Length > 2 && args[1] == "write")
         {
-            File.WriteAllText(args[2], ConfigurationText(WireGuardKey.GeneratePrivateKey(), peers));
+            File.WriteAllText(args[2], ManyPeers.Text(WireGuardKey.GeneratePrivateKey(), peers));
             Console.WriteLine($"wrote {args[2]}: {peers:N0} peers, {2 * peers:N0} AllowedIPs prefixes");
             return 0;
         }
 
-        var text = ConfigurationText(WireGuardKey.GeneratePrivateKey(), peers);
+        var text = ManyPeers.Text(WireGuardKey.GeneratePrivateKey(), peers);
         if (args.Length > 1 && args[1] == "warm")
         {
             // The same work once before, so what follows runs fully compiled (a process that starts runs it cold).
@@ -69,33 +68,13 @@ internal static class TunnelPeerScale
         return 0;
     }
 
-    /// <summary>
-    /// A wg-quick file: this end 198.18.0.1, peer i at 198.18.0.0 + i + 2 /32 and fd00:5a1::(i + 2)/128 (two prefixes
-    /// each), an endpoint in 198.19.0.0/16, random public keys (any 32 bytes are a key to both implementations).
-    /// </summary>
-    public static string ConfigurationText(WireGuardKey privateKey, int peers)
-    {
-        var text = new StringBuilder(peers * 200);
-        text.Append(CultureInfo.InvariantCulture, $"[Interface]\nPrivateKey = {privateKey}\nListenPort = 51820\nAddress = 198.18.0.1/15, fd00:5a1::1/64\n");
-        for (var i = 0; i < peers; i++)
-        {
-            var host = i + 2;
-            var v4 = new IPAddress([198, (byte)(18 + (host >> 16)), (byte)(host >> 8), (byte)host]);
-            var publicKey = WireGuardKey.FromBytes(RandomNumberGenerator.GetBytes(WireGuardKey.Size));
-            text.Append(CultureInfo.InvariantCulture,
-                $"\n[Peer]\nPublicKey = {publicKey}\nAllowedIPs = {v4}/32, fd00:5a1::{host:x}/128\nEndpoint = 198.19.{(host >> 8) & 0xff}.{host & 0xff}:51820\n");
-        }
-
-        return text.ToString();
-    }
-
     /// <summary>ns per packet sent to, and received from, the last of <paramref name="peers"/> peers, with its session up.</summary>
     private static (double Send, double Receive) PerPacket(int peers)
     {
         var localKey = WireGuardKey.GeneratePrivateKey();
         var remoteKey = WireGuardKey.GeneratePrivateKey();
         var remoteAddress = IPAddress.Parse("10.255.255.254");
-        var others = WireGuardConfigParser.Parse(ConfigurationText(localKey, peers - 1)).Peers;
+        var others = WireGuardConfigParser.Parse(ManyPeers.Text(localKey, peers - 1)).Peers;
         var remotePeer = new PeerConfiguration
         {
             PublicKey = remoteKey.DerivePublicKey(),
