@@ -33,7 +33,8 @@ public sealed class TunnelDevice : IDisposable
     /// <summary>The largest datagram: an MTU-sized packet padded, with the 32 bytes of header and tag.</summary>
     private readonly int _maxDatagram;
     private readonly ITunDevice _tun;
-    private readonly DatagramSocket _socket;
+    private readonly Lock _configureGate = new();
+    private volatile DatagramSocket _socket;
     private readonly CancellationTokenSource _stop = new();
     private readonly Thread _outbound;
     private readonly Thread _inbound;
@@ -59,6 +60,12 @@ public sealed class TunnelDevice : IDisposable
         _maxDatagram = configuration.Mtu + 32;
         Engine = new TunnelEngine(configuration, time, logger: logger, name: tun.Name);
         _socket = BindDualStack(configuration.ListenPort ?? 0);
+        if (configuration.FwMark != 0)
+        {
+            SetMark(_socket, configuration.FwMark);
+            FwMark = configuration.FwMark;
+        }
+
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
         _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram), flushesDevice: true), _logger,
@@ -75,6 +82,9 @@ public sealed class TunnelDevice : IDisposable
 
     /// <summary>The UDP port the tunnel listens on.</summary>
     public int ListenPort => _socket.LocalEndPoint.Port;
+
+    /// <summary>The firewall mark (SO_MARK) of the tunnel's UDP socket; 0 when none is set.</summary>
+    public uint FwMark { get; private set; }
 
     /// <summary>The device packets come from and go to, for tests that look at its offload counts.</summary>
     internal ITunDevice Tun => _tun;
@@ -139,6 +149,60 @@ public sealed class TunnelDevice : IDisposable
         Engine.Dispose();
         _stop.Dispose();
     }
+
+    /// <summary>
+    /// Applies a checked change (a UAPI <c>set=1</c>): a new listen port is bound and the firewall mark set before
+    /// anything else changes, so a port in use or a refused mark changes nothing; then the engine applies the rest
+    /// under its lock, and the new socket takes over. The old socket closes once both loops have left it.
+    /// </summary>
+    /// <returns>0, or the UAPI errno, with <paramref name="error"/> saying why.</returns>
+    internal int Configure(Control.TunnelChange change, out string? error)
+    {
+        ArgumentNullException.ThrowIfNull(change);
+        error = null;
+        lock (_configureGate)
+        {
+            DatagramSocket? rebound = null;
+            try
+            {
+                if (change.ListenPort is { } port && port != ListenPort)
+                {
+                    rebound = BindDualStack(port);
+                }
+
+                var mark = change.FwMark ?? FwMark;
+                if (rebound is not null ? mark != 0 : mark != FwMark)
+                {
+                    SetMark(rebound ?? _socket, mark);
+                }
+            }
+            catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
+            {
+                rebound?.Dispose();
+                error = change.ListenPort is { } port && rebound is null ? $"listen_port {port}: {e.Message}" : $"fwmark: {e.Message}";
+                return Control.UapiErrno.PortInUse;
+            }
+
+            var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
+            Engine.Configure(change, output);
+            FwMark = change.FwMark ?? FwMark;
+            if (rebound is not null)
+            {
+                var old = _socket;
+                _socket = rebound;
+                RetireSocket(old);
+            }
+
+            output.Flush();
+            return Control.UapiErrno.None;
+        }
+    }
+
+    /// <summary>Closes a replaced socket after the loops' next turn: each reads the field anew and waits at most a tick (100 ms) in a receive.</summary>
+    private void RetireSocket(DatagramSocket socket) =>
+        _ = Task.Delay(5 * TunnelEngine.TickInterval).ContinueWith(_ => socket.Dispose(), TaskScheduler.Default);
+
+    private static void SetMark(DatagramSocket socket, uint mark) => Pal.TunnelPlatform.Current.SetSocketMark(socket.Socket, mark);
 
     /// <summary>One socket for IPv4 and IPv6 peers ([::] with IPV6_V6ONLY off); IPv4 alone where the host has no IPv6.</summary>
     private static DatagramSocket BindDualStack(int port)
@@ -244,6 +308,11 @@ public sealed class TunnelDevice : IDisposable
         catch (SocketException e)
         {
             OnReceiveError(_socketErrors, "UDP socket", e);
+            return 0;
+        }
+        catch (ObjectDisposedException) when (!_stop.IsCancellationRequested)
+        {
+            // A new listen port replaced the socket while this receive waited on the old one.
             return 0;
         }
     }

@@ -50,4 +50,7 @@ public enum TunnelDropReason
 
     /// <summary>A packet that waited for a handshake and was dropped: the queue was full or the handshake gave up.</summary>
     StagedDropped,
+
+    /// <summary>A handshake message received, or a packet to send, while the device has no private key (started empty, or the key was removed).</summary>
+    NoPrivateKey,
 }

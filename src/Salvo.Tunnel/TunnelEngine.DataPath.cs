@@ -41,6 +41,13 @@ public sealed partial class TunnelEngine
             foreach (var peer in _sendTouched)
             {
                 var tally = peer.SendTally;
+                if (!_peers.Contains(peer))
+                {
+                    // Removed while this batch was sealed: nothing of it may start a handshake or a timer.
+                    tally.Clear();
+                    continue;
+                }
+
                 RecordSent(peer, tally.Keypair!, tally.HighestCounter, tally.DatagramBytes, tally.Packets, tally.PacketBytes, output);
                 tally.Clear();
             }
@@ -66,6 +73,11 @@ public sealed partial class TunnelEngine
             {
                 var tally = peer.ReceiveTally;
                 var keypair = tally.Keypair!;
+                if (!_peers.Contains(peer))
+                {
+                    tally.Clear();
+                    continue;
+                }
 
                 // Once per batch, the path the peer was heard on: keeps the TCP fallback's view of UDP fresh (a
                 // datagram from the known endpoint takes no lock on the way in; see ReceiveTransport).

@@ -53,6 +53,13 @@ public sealed partial class TunnelEngine
 
         lock (_gate)
         {
+            if (_local is null)
+            {
+                // No private key yet (a device started empty, waiting for wg setconf): no handshake can be answered.
+                Refuse(type is MessageType.Initiation or MessageType.Response or MessageType.CookieReply ? TunnelDropReason.NoPrivateKey : TunnelDropReason.Malformed, source);
+                return;
+            }
+
             switch (type)
             {
                 case MessageType.Initiation:
@@ -74,15 +81,15 @@ public sealed partial class TunnelEngine
     /// <summary>MAC1 always; under load also MAC2, answering a message without it with a cookie reply.</summary>
     private bool PassesMacs(ReadOnlySpan<byte> message, int mac1Offset, uint senderIndex, DatagramAddress source, ITunnelOutput output)
     {
-        if (!_cookieChecker.IsMac1Valid(message, mac1Offset))
+        if (!Checker.IsMac1Valid(message, mac1Offset))
         {
             Refuse(TunnelDropReason.InvalidMac1, source);
             return false;
         }
 
-        if (CountHandshakeAndCheckLoad() && !_cookieChecker.IsMac2Valid(message, mac1Offset, source, _time))
+        if (CountHandshakeAndCheckLoad() && !Checker.IsMac2Valid(message, mac1Offset, source, _time))
         {
-            _cookieChecker.WriteReply(message, mac1Offset, senderIndex, source, output.AddDatagram(MessageLayout.CookieReplySize, source), _time);
+            Checker.WriteReply(message, mac1Offset, senderIndex, source, output.AddDatagram(MessageLayout.CookieReplySize, source), _time);
             Counters.CookieRepliesSent++;
             Refuse(TunnelDropReason.CookieRequired, source);
             return false;
@@ -99,7 +106,7 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        var peer = NoiseHandshake.TryConsumeInitiation(_local, message, FindPeer, _time, out var refusal);
+        var peer = NoiseHandshake.TryConsumeInitiation(Local, message, FindPeer, _time, out var refusal);
         if (peer is null)
         {
             Refuse(refusal, source);
@@ -114,7 +121,7 @@ public sealed partial class TunnelEngine
 
         var index = AllocateIndex(peer);
         Span<byte> response = stackalloc byte[MessageLayout.ResponseSize];
-        if (!NoiseHandshake.TryCreateResponse(_local, peer, index, response))
+        if (!NoiseHandshake.TryCreateResponse(Local, peer, index, response))
         {
             _indices.Remove(index);
             Refuse(TunnelDropReason.HandshakeNotAuthenticated, source);
@@ -122,7 +129,7 @@ public sealed partial class TunnelEngine
         }
 
         peer.Cookies.AddMacs(response, MessageLayout.ResponseMac1, _time);
-        var keypair = NoiseHandshake.DeriveKeypair(_local, peer.Handshake, isInitiator: false, _time.GetTimestamp());
+        var keypair = NoiseHandshake.DeriveKeypair(Local, peer.Handshake, isInitiator: false, _time.GetTimestamp());
         _indices[index] = new IndexEntry(peer, keypair);
         Retire(peer.Next);
         Retire(peer.Previous);
@@ -154,13 +161,13 @@ public sealed partial class TunnelEngine
         }
 
         var peer = entry.Peer;
-        if (!NoiseHandshake.TryConsumeResponse(_local, peer, message))
+        if (!NoiseHandshake.TryConsumeResponse(Local, peer, message))
         {
             Refuse(TunnelDropReason.ResponseNotAuthenticated, source);
             return;
         }
 
-        var keypair = NoiseHandshake.DeriveKeypair(_local, peer.Handshake, isInitiator: true, _time.GetTimestamp());
+        var keypair = NoiseHandshake.DeriveKeypair(Local, peer.Handshake, isInitiator: true, _time.GetTimestamp());
         _indices[receiver] = new IndexEntry(peer, keypair);
         Retire(peer.Previous);
         if (peer.Next is not null)

@@ -125,6 +125,7 @@ public sealed partial class TunnelEngine
         TunnelDropReason.SourceNotAllowed => "decrypted packet's source address is outside the peer's AllowedIPs",
         TunnelDropReason.NoRoute => "no peer's AllowedIPs hold the destination, or the peer has no endpoint",
         TunnelDropReason.StagedDropped => "packet waited for a handshake that gave up, or the wait queue was full",
+        TunnelDropReason.NoPrivateKey => "the device has no private key yet (set one with wg set or wg setconf)",
         _ => reason.ToString(),
     };
 }

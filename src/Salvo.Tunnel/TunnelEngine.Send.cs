@@ -33,9 +33,14 @@ public sealed partial class TunnelEngine
 
                 lock (_gate)
                 {
-                    if (peer is null || !peer.Endpoint.HasValue)
+                    if (peer is null || !peer.Endpoint.HasValue || !_peers.Contains(peer))
                     {
+                        // A peer removed since the lookup counts as no route: its packets must not stage or start a handshake.
                         RefusePacket(TunnelDropReason.NoRoute);
+                    }
+                    else if (_local is null)
+                    {
+                        RefusePacket(TunnelDropReason.NoPrivateKey);
                     }
                     else if (!TrySendTransport(peer, packet, output))
                     {
@@ -192,7 +197,8 @@ public sealed partial class TunnelEngine
             timers.HandshakeAttempts = 0;
         }
 
-        if (!peer.Endpoint.HasValue
+        if (_local is null
+            || !peer.Endpoint.HasValue
             || (timers.HasSentInitiation && _time.GetElapsedTime(timers.LastInitiationSent) < WireGuardProtocol.RekeyTimeout))
         {
             return;
@@ -205,7 +211,7 @@ public sealed partial class TunnelEngine
 
         var index = AllocateIndex(peer);
         Span<byte> message = stackalloc byte[MessageLayout.InitiationSize];
-        if (!NoiseHandshake.TryCreateInitiation(_local, peer, index, _time.GetUtcNow(), message))
+        if (!NoiseHandshake.TryCreateInitiation(Local, peer, index, _time.GetUtcNow(), message))
         {
             _indices.Remove(index);
             return;

@@ -57,6 +57,18 @@ public sealed partial class TunnelEngine
         Wake(peer);
     }
 
+    /// <summary>Takes a removed peer off the tick's list for good: nothing it still had armed fires.</summary>
+    private void UnscheduleTicks(Peer peer)
+    {
+        peer.Timers.Armed = peer.Path.Woken = null;
+        peer.Timers.StopAll();
+        if (peer.IsTicking)
+        {
+            peer.IsTicking = false;
+            _ticking.Remove(peer);
+        }
+    }
+
     private void Wake(Peer peer)
     {
         if (!peer.IsTicking)

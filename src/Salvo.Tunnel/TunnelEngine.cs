@@ -24,8 +24,9 @@ namespace Salvo.Tunnel;
 public sealed partial class TunnelEngine : IDisposable
 {
     private readonly Lock _gate = new();
-    private readonly LocalIdentity _local;
-    private readonly CookieChecker _cookieChecker;
+    private readonly TunnelCrypto _crypto;
+    private LocalIdentity? _local;
+    private CookieChecker? _cookieChecker;
     private readonly TimeProvider _time;
     private readonly Random _jitter;
     private readonly PeerTable _peers = new();
@@ -58,10 +59,9 @@ public sealed partial class TunnelEngine : IDisposable
         _mtu = configuration.Mtu;
         configuration.TcpFallback.Validate();
         _fallback = configuration.TcpFallback;
-        _local = new LocalIdentity(crypto, configuration.PrivateKey);
-        _cookieChecker = new CookieChecker(crypto, _local.PublicKey);
-        PublicKey = WireGuardKey.FromBytes(_local.PublicKey);
-        _metrics = new TunnelMetrics(Counters, name ?? PublicKey.ToString());
+        _crypto = crypto;
+        UseIdentity(configuration.PrivateKey);
+        _metrics = new TunnelMetrics(Counters, name ?? PublicKey?.ToString() ?? "salvo");
         foreach (var peerConfiguration in configuration.Peers)
         {
             var endpoint = peerConfiguration.Endpoint is null ? default : DatagramAddress.FromIPEndPoint(peerConfiguration.Endpoint);
@@ -81,8 +81,11 @@ public sealed partial class TunnelEngine : IDisposable
         }
     }
 
-    /// <summary>This end's public key.</summary>
-    public WireGuardKey PublicKey { get; }
+    /// <summary>This end's public key; null while the device has no private key.</summary>
+    public WireGuardKey? PublicKey { get; private set; }
+
+    /// <summary>This end's private key; null while there is none.</summary>
+    internal WireGuardKey? PrivateKey { get; private set; }
 
     /// <summary>
     /// Forces every handshake to prove its source address with a cookie first (MAC2). Without it, the engine turns
@@ -117,11 +120,10 @@ public sealed partial class TunnelEngine : IDisposable
     {
         lock (_gate)
         {
-            var prefixes = _routes.PrefixesByPeer();
             return [.. _peers.ToArray().Select(peer => new PeerStatus(
                 peer.PublicKeyText,
                 ShownEndpoint(peer),
-                prefixes.TryGetValue(peer, out var owned) ? owned : [],
+                _routes.PrefixesOf(peer),
                 peer.LastHandshake,
                 peer.ReceivedBytes,
                 peer.SentBytes,
@@ -160,6 +162,20 @@ public sealed partial class TunnelEngine : IDisposable
     }
 
     private Peer? FindPeer(ReadOnlySpan<byte> publicKey) => _peers.Find(publicKey);
+
+    /// <summary>The static identity; only handshake code asks, after checking that there is a private key.</summary>
+    private LocalIdentity Local => _local ?? throw new InvalidOperationException("The device has no private key.");
+
+    private CookieChecker Checker => _cookieChecker ?? throw new InvalidOperationException("The device has no private key.");
+
+    /// <summary>Takes <paramref name="privateKey"/> (or none) as this end's identity, with what is derived from it.</summary>
+    private void UseIdentity(WireGuardKey? privateKey)
+    {
+        PrivateKey = privateKey;
+        _local = privateKey is null ? null : new LocalIdentity(_crypto, privateKey);
+        _cookieChecker = _local is null ? null : new CookieChecker(_crypto, _local.PublicKey);
+        PublicKey = _local is null ? null : WireGuardKey.FromBytes(_local.PublicKey);
+    }
 
     /// <summary>A fresh random session index not in use (the paper, section 5.4.2: "randomly generated").</summary>
     private uint AllocateIndex(Peer peer)

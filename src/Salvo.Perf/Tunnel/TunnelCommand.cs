@@ -4,6 +4,7 @@ using Salvo.Perf.Cli;
 using Salvo.Tunnel;
 using Salvo.Perf.Tunnel.Linux;
 using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Control;
 using Salvo.Tunnel.Routing;
 
 namespace Salvo.Perf.Tunnel;
@@ -132,11 +133,13 @@ internal static class TunnelCommand
             {
                 interfaceName = tunnel.InterfaceName;
                 var built = started.Elapsed;
+                using var control = StartControlSocket(console, tunnel);
                 var routes = ConfigureInterface(console, tunnel.InterfaceName, configuration, stop);
                 if (!stop.IsCancellationRequested)
                 {
                     console.Note(string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {routes:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}"));
+                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {routes:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}") +
+                        (control is null ? string.Empty : $", wg control socket {control.Path}"));
                 }
 
                 Directory.CreateDirectory(StatusFolder);
@@ -168,6 +171,20 @@ internal static class TunnelCommand
             return 0;
         });
         return command;
+    }
+
+    /// <summary>The socket 'wg show/set/syncconf NAME' talks to; a tunnel whose socket cannot start runs on without it, with a warning.</summary>
+    private static WireGuardControlSocket? StartControlSocket(CliConsole console, TunnelDevice tunnel)
+    {
+        try
+        {
+            return WireGuardControlSocket.Start(tunnel, logger: new ConsoleLineLogger(console.Error));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException or PlatformNotSupportedException)
+        {
+            console.Note($"salvo tunnel: warning: {tunnel.InterfaceName}: no wg control socket ({e.Message}); 'wg show {tunnel.InterfaceName}' will not reach this tunnel");
+            return null;
+        }
     }
 
     private static Command Show(CliConsole console)

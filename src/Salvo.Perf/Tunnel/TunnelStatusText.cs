@@ -11,12 +11,12 @@ internal static class TunnelStatusText
         Format(tunnel.InterfaceName, tunnel.Engine.PublicKey, tunnel.ListenPort, tunnel.Engine.GetPeers(), now);
 
     /// <summary>The text for one interface; <paramref name="now"/> is what handshake ages are measured from.</summary>
-    public static string Format(string interfaceName, WireGuardKey publicKey, int listenPort, IEnumerable<PeerStatus> peers, DateTimeOffset now)
+    public static string Format(string interfaceName, WireGuardKey? publicKey, int listenPort, IEnumerable<PeerStatus> peers, DateTimeOffset now)
     {
         var text = new StringBuilder();
         var invariant = CultureInfo.InvariantCulture;
         text.Append(invariant, $"interface: {interfaceName}\n");
-        text.Append(invariant, $"  public key: {publicKey}\n");
+        text.Append(invariant, $"  public key: {publicKey?.ToString() ?? "(none)"}\n");
         text.Append(invariant, $"  listening port: {listenPort}\n");
         foreach (var peer in peers)
         {

@@ -10,11 +10,22 @@ public sealed class TunnelConfiguration
     /// <summary>The tunnel's MTU when none is given: 1500 minus the 80 bytes of IPv6 + UDP + WireGuard overhead, as wg-quick uses.</summary>
     public const int DefaultMtu = 1420;
 
-    /// <summary>This end's static private key. Required.</summary>
-    public required WireGuardKey PrivateKey { get; init; }
+    /// <summary>
+    /// This end's static private key. Null starts a device with no key, which refuses handshakes and packets (counted
+    /// as <see cref="TunnelDropReason.NoPrivateKey"/>) until one is set through its control socket (<c>wg setconf</c>).
+    /// Defaults to null.
+    /// </summary>
+    public WireGuardKey? PrivateKey { get; init; }
 
     /// <summary>The UDP port to listen on; null picks a free one. Defaults to null.</summary>
     public int? ListenPort { get; init; }
+
+    /// <summary>
+    /// The firewall mark (SO_MARK) of the tunnel's UDP socket, so policy routing can send the tunnel's own datagrams
+    /// past a default route through the tunnel (wg-quick's full-tunnel setup); 0 is none. Setting one needs
+    /// CAP_NET_ADMIN. Defaults to 0.
+    /// </summary>
+    public uint FwMark { get; init; }
 
     /// <summary>Addresses to put on the TUN device, host bits kept (wg-quick's Address). Defaults to none.</summary>
     public IReadOnlyList<InterfaceAddress> Addresses { get; init; } = [];

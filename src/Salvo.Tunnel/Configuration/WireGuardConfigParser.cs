@@ -14,7 +14,7 @@ public static class WireGuardConfigParser
 {
     private static readonly HashSet<string> s_unsupported = new(StringComparer.OrdinalIgnoreCase)
     {
-        "DNS", "Table", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig", "FwMark",
+        "DNS", "Table", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig",
     };
 
     /// <summary>Reads a file.</summary>
@@ -89,6 +89,20 @@ public static class WireGuardConfigParser
         int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var number) && number >= minimum && number <= maximum
             ? number
             : throw new TunnelConfigurationException(line, key, $"must be a whole number from {minimum} to {maximum}, not '{value}'");
+
+    /// <summary>A firewall mark as wg(8) reads it: "off", decimal, or hexadecimal with 0x; 0 and off mean none.</summary>
+    internal static uint ParseFwMark(string value, string key, int line)
+    {
+        if (value.Equals("off", StringComparison.OrdinalIgnoreCase))
+        {
+            return 0;
+        }
+
+        var hex = value.StartsWith("0x", StringComparison.OrdinalIgnoreCase);
+        return uint.TryParse(hex ? value[2..] : value, hex ? NumberStyles.AllowHexSpecifier : NumberStyles.None, CultureInfo.InvariantCulture, out var mark)
+            ? mark
+            : throw new TunnelConfigurationException(line, key, $"must be off or a 32-bit number (decimal, or hexadecimal with 0x), not '{value}'");
+    }
 
     /// <summary>A comma-separated list, each item read by <paramref name="parse"/>; a bad item names the line and key.</summary>
     internal static List<T> ParseList<T>(string value, string key, int line, Func<string, T> parse)

@@ -30,4 +30,10 @@ internal static partial class TunnelLog
 
     [LoggerMessage(9, LogLevel.Warning, "Tunnel {Name}: receiving from the {Source} failed; the loop goes on ({Suppressed} more not logged since the last entry)")]
     public static partial void ReceiveFailed(ILogger logger, string name, string source, long suppressed, Exception exception);
+
+    [LoggerMessage(40, LogLevel.Warning, "Tunnel {Name}: control socket request refused with errno {Errno}: {Error}")]
+    public static partial void ControlRefused(ILogger logger, string name, int errno, string error);
+
+    [LoggerMessage(41, LogLevel.Information, "Tunnel {Name}: configuration changed through the control socket ({Peers} peer entries)")]
+    public static partial void ControlChanged(ILogger logger, string name, int peers);
 }

@@ -25,4 +25,18 @@ internal abstract class TunnelPlatform
     /// <summary>A ChaCha20-Poly1305 key held by the platform's crypto library, or null where the platform has none to offer.</summary>
     /// <exception cref="ArgumentException">The key is not 32 bytes.</exception>
     public abstract AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key);
+
+    /// <summary>Sets the firewall mark (SO_MARK) of the datagrams <paramref name="socket"/> sends; 0 clears it.</summary>
+    /// <exception cref="PlatformNotSupportedException">The platform has no firewall marks.</exception>
+    /// <exception cref="System.Net.Sockets.SocketException">The kernel refused (SO_MARK needs CAP_NET_ADMIN).</exception>
+    public abstract void SetSocketMark(System.Net.Sockets.Socket socket, uint mark);
+
+    /// <summary>
+    /// A listening Unix socket at <paramref name="path"/> that only the owner (root) may connect to (mode 0600), in a
+    /// directory made 0755 if missing. A socket file left by a process that is gone (nobody answers on it) is replaced;
+    /// one that answers is not.
+    /// </summary>
+    /// <exception cref="IOException">Another process listens on <paramref name="path"/>.</exception>
+    /// <exception cref="PlatformNotSupportedException">The platform has no Unix sockets with file modes.</exception>
+    public abstract System.Net.Sockets.Socket ListenOwnerOnly(string path);
 }

@@ -105,6 +105,18 @@ internal sealed class Peer : IDisposable
         return true;
     }
 
+    /// <summary>Drops the cached DH result: this end's private key changed (it is computed again on the next handshake).</summary>
+    public void ForgetStaticSecret()
+    {
+        if (_staticSecret is not null)
+        {
+            CryptographicOperations.ZeroMemory(_staticSecret);
+        }
+
+        _staticSecret = null;
+        _staticSecretInvalid = false;
+    }
+
     public void Dispose()
     {
         Previous?.Dispose();

@@ -20,6 +20,9 @@ internal sealed class PeerTable
     public Peer? Find(ReadOnlySpan<byte> publicKey) =>
         publicKey.Length == WireGuardKey.Size && _byKey.TryGetValue(PeerKey.From(publicKey), out var peer) ? peer : null;
 
+    /// <summary>Whether <paramref name="peer"/> is still in the table (the data path may hold one removed meanwhile).</summary>
+    public bool Contains(Peer peer) => ReferenceEquals(Find(peer.PublicKey), peer);
+
     /// <summary>Adds <paramref name="peer"/>; false when a peer with its key is already here.</summary>
     public bool TryAdd(Peer peer)
     {

@@ -38,7 +38,7 @@ public readonly record struct IPPrefix(IPAddress Address, int Length)
     /// <inheritdoc />
     public override string ToString() => $"{Address}/{Length}";
 
-    private static IPAddress Mask(IPAddress address, int length)
+    internal static IPAddress Mask(IPAddress address, int length)
     {
         var bytes = address.GetAddressBytes();
         for (var bit = length; bit < bytes.Length * 8; bit++)

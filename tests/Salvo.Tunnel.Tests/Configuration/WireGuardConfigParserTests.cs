@@ -34,7 +34,7 @@ public sealed class WireGuardConfigParserTests
             PersistentKeepalive = off
             """);
 
-        Assert.Equal(s_private, config.PrivateKey.ToString());
+        Assert.Equal(s_private, config.PrivateKey!.ToString());
         Assert.Equal(51820, config.ListenPort);
         // An interface address keeps its host bits: 198.19.0.1/24 is that address on a /24, not the network 198.19.0.0/24.
         Assert.Equal(["198.19.0.1/24", "fd00::1/64"], config.Addresses.Select(a => a.ToString()));

@@ -19,7 +19,7 @@ public sealed class TunnelMetricsTests
         pair.Bob.ReceiveDatagram(flipped, pair.AliceSource, pair.BobOut);
         pair.Bob.ReceiveDatagram(new byte[] { 9, 0, 0, 0, 1 }, pair.AliceSource, pair.BobOut);
 
-        var seen = Collect(pair.Bob.PublicKey.ToString());
+        var seen = Collect(pair.Bob.PublicKey!.ToString());
 
         Assert.Equal(2, seen[("salvo.tunnel.packets.received", "")]);
         Assert.Equal(56, seen[("salvo.tunnel.bytes.received", "")]);
@@ -33,7 +33,7 @@ public sealed class TunnelMetricsTests
         Assert.Equal(1, seen[("salvo.tunnel.dropped", "decryption_failed")]);
         Assert.Equal(1, seen[("salvo.tunnel.dropped", "malformed")]);
         Assert.Equal(0, seen[("salvo.tunnel.dropped", "source_not_allowed")]);
-        Assert.Equal(1, Collect(pair.Alice.PublicKey.ToString())[("salvo.tunnel.handshakes", "initiator")]);
+        Assert.Equal(1, Collect(pair.Alice.PublicKey!.ToString())[("salvo.tunnel.handshakes", "initiator")]);
     }
 
     /// <summary>One transport message from Alice to Bob carrying a 28-byte packet, taken off the wire.</summary>

@@ -20,24 +20,37 @@ internal sealed class TunnelLab : IDisposable
     public const string TunnelAddressB = "198.19.0.2";
     private const int PortA = 51821;
     public const int PortB = 51820;
-    private const string InterfaceName = "tun0";
+    private const string DefaultInterfaceName = "tun0";
 
     private readonly NetworkLab _lab;
     private readonly List<IDisposable> _ends = [];
     private readonly bool _offloads;
 
-    public TunnelLab(TunnelEnd a, TunnelEnd b, TimeProvider? salvoClock = null, WireGuardKey? keyBExpectsForA = null, bool offloads = true)
+    /// <param name="a">What runs end A.</param>
+    /// <param name="b">What runs end B.</param>
+    /// <param name="salvoClock">The clock of the Salvo ends.</param>
+    /// <param name="keyBExpectsForA">The public key B takes for A; A's own by default.</param>
+    /// <param name="offloads">Whether Salvo's TUN devices ask for offloads.</param>
+    /// <param name="interfaceNames">
+    /// The TUN interfaces of A and B. Defaults to tun0 in both namespaces; a test that reaches an end through its
+    /// control socket (/var/run/wireguard/NAME.sock, shared by every namespace and process) names them uniquely.
+    /// </param>
+    public TunnelLab(
+        TunnelEnd a, TunnelEnd b, TimeProvider? salvoClock = null, WireGuardKey? keyBExpectsForA = null, bool offloads = true, (string A, string B)? interfaceNames = null)
     {
         _offloads = offloads;
+        (InterfaceA, InterfaceB) = interfaceNames ?? (DefaultInterfaceName, DefaultInterfaceName);
         _lab = new NetworkLab();
         try
         {
             var keyA = WireGuardKey.GeneratePrivateKey();
             var keyB = WireGuardKey.GeneratePrivateKey();
-            SalvoA = Start(a, _lab.HostA, keyA, PortA, keyB.DerivePublicKey(), TunnelAddressB, new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), PortB), salvoClock, LoggerA);
-            SalvoB = Start(b, _lab.HostB, keyB, PortB, keyBExpectsForA ?? keyA.DerivePublicKey(), TunnelAddressA, endpoint: null, salvoClock, LoggerB);
-            Address(_lab.HostA, TunnelAddressA);
-            Address(_lab.HostB, TunnelAddressB);
+            KeyA = keyA;
+            KeyB = keyB;
+            SalvoA = Start(a, _lab.HostA, InterfaceA, keyA, PortA, keyB.DerivePublicKey(), TunnelAddressB, new IPEndPoint(IPAddress.Parse(NetworkLab.AddressB), PortB), salvoClock, LoggerA);
+            SalvoB = Start(b, _lab.HostB, InterfaceB, keyB, PortB, keyBExpectsForA ?? keyA.DerivePublicKey(), TunnelAddressA, endpoint: null, salvoClock, LoggerB);
+            Address(_lab.HostA, TunnelAddressA, InterfaceA);
+            Address(_lab.HostB, TunnelAddressB, InterfaceB);
         }
         catch
         {
@@ -47,6 +60,14 @@ internal sealed class TunnelLab : IDisposable
     }
 
     public string HostA => _lab.HostA;
+
+    public string InterfaceA { get; }
+
+    public string InterfaceB { get; }
+
+    public WireGuardKey KeyA { get; } = null!;
+
+    public WireGuardKey KeyB { get; } = null!;
 
     public string HostB => _lab.HostB;
 
@@ -137,19 +158,19 @@ internal sealed class TunnelLab : IDisposable
         return intervals.Count > 0 ? intervals : throw new InvalidOperationException($"iperf3 reported no intervals: {json}");
     }
 
-    private static void Address(string host, string address)
+    private static void Address(string host, string address, string interfaceName)
     {
-        NetworkLab.Exec(host, "ip", $"address add {address}/24 dev {InterfaceName}");
-        NetworkLab.Exec(host, "ip", $"link set dev {InterfaceName} mtu 1420 up");
+        NetworkLab.Exec(host, "ip", $"address add {address}/24 dev {interfaceName}");
+        NetworkLab.Exec(host, "ip", $"link set dev {interfaceName} mtu 1420 up");
     }
 
     private TunnelDevice? Start(
-        TunnelEnd end, string host, WireGuardKey key, int port, WireGuardKey peerKey, string peerAddress, IPEndPoint? endpoint, TimeProvider? clock, RecordingLogger logger)
+        TunnelEnd end, string host, string interfaceName, WireGuardKey key, int port, WireGuardKey peerKey, string peerAddress, IPEndPoint? endpoint, TimeProvider? clock, RecordingLogger logger)
     {
         if (end == TunnelEnd.WireGuardGo)
         {
             var endpointLine = endpoint is null ? string.Empty : $"Endpoint = {endpoint}";
-            _ends.Add(new WireGuardGoProcess(host, InterfaceName, $"""
+            _ends.Add(new WireGuardGoProcess(host, interfaceName, $"""
                 [Interface]
                 PrivateKey = {key}
                 ListenPort = {port}
@@ -168,14 +189,14 @@ internal sealed class TunnelLab : IDisposable
             ListenPort = port,
             Peers = [new PeerConfiguration { PublicKey = peerKey, AllowedIps = [IPPrefix.Parse($"{peerAddress}/32")], Endpoint = endpoint }],
         };
-        var device = NetworkLab.InHost(host, () => TunnelDevice.Start(configuration, OpenTun(_offloads), clock, logger));
+        var device = NetworkLab.InHost(host, () => TunnelDevice.Start(configuration, OpenTun(interfaceName, _offloads), clock, logger));
         _ends.Add(device);
         return device;
     }
 
     /// <summary>The kernel's TUN device; the lab exists only where <see cref="NetworkLab.WhyUnavailable"/> found Linux.</summary>
-    private static ITunDevice OpenTun(bool offloads) =>
-        OperatingSystem.IsLinux() ? KernelTunDevice.Open(InterfaceName, offloads) : throw new PlatformNotSupportedException("The tunnel lab needs Linux.");
+    private static ITunDevice OpenTun(string interfaceName, bool offloads) =>
+        OperatingSystem.IsLinux() ? KernelTunDevice.Open(interfaceName, offloads) : throw new PlatformNotSupportedException("The tunnel lab needs Linux.");
 
     /// <summary>The text of a count, for assertion messages.</summary>
     public static string Describe(IReadOnlyList<long> intervals) => string.Join(", ", intervals.Select(b => b.ToString(CultureInfo.InvariantCulture)));

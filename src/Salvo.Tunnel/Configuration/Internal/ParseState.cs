@@ -19,6 +19,7 @@ internal sealed class ParseState
     private int _interfaceLine;
     private WireGuardKey? _privateKey;
     private int? _listenPort;
+    private uint _fwMark;
     private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
     private int? _probeAfterMilliseconds;
@@ -96,6 +97,7 @@ internal sealed class ParseState
         {
             PrivateKey = _privateKey,
             ListenPort = _listenPort,
+            FwMark = _fwMark,
             Addresses = _addresses,
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
             Peers = _peers,
@@ -113,6 +115,9 @@ internal sealed class ParseState
             case "LISTENPORT":
                 _listenPort = WireGuardConfigParser.ParseInteger(value, key, line, 0, IPEndPoint.MaxPort);
                 break;
+            case "FWMARK":
+                _fwMark = WireGuardConfigParser.ParseFwMark(value, key, line);
+                break;
             case "ADDRESS":
                 _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, InterfaceAddress.Parse));
                 break;
@@ -128,7 +133,7 @@ internal sealed class ParseState
                 break;
             default:
                 throw new TunnelConfigurationException(
-                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, Address, MTU, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
+                    line, key, "unknown key in [Interface]; expected PrivateKey, ListenPort, FwMark, Address, MTU, TcpFallbackProbeAfterMs or TcpFallbackProbeTimeoutMs");
         }
     }
 

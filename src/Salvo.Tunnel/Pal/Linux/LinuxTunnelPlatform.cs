@@ -1,3 +1,5 @@
+using System.Buffers.Binary;
+using System.Net.Sockets;
 using System.Runtime.Versioning;
 
 namespace Salvo.Tunnel.Pal;
@@ -9,4 +11,17 @@ internal sealed class LinuxTunnelPlatform : TunnelPlatform
     public override TunDevice OpenTunDevice(string name, TunOffloads offloads = TunOffloads.None) => LinuxTunDevice.Open(name, offloads);
 
     public override AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key) => OpenSslChaCha20Poly1305Key.TryCreate(key);
+
+    public override void SetSocketMark(Socket socket, uint mark)
+    {
+        Span<byte> value = stackalloc byte[sizeof(uint)];
+        BinaryPrimitives.WriteUInt32LittleEndian(value, mark);
+        socket.SetRawSocketOption(SolSocket, SoMark, value);
+    }
+
+    public override Socket ListenOwnerOnly(string path) => OwnerOnlyUnixSocket.Listen(path);
+
+    /// <summary>SOL_SOCKET and SO_MARK from asm-generic/socket.h (the same on x86-64 and arm64).</summary>
+    private const int SolSocket = 1;
+    private const int SoMark = 36;
 }

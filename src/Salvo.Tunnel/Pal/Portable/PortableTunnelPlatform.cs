@@ -7,4 +7,10 @@ internal sealed class PortableTunnelPlatform : TunnelPlatform
         throw new PlatformNotSupportedException($"TUN interface '{name}': a TUN device needs Linux's /dev/net/tun, which this platform does not have.");
 
     public override AeadKey? CreateChaCha20Poly1305Key(ReadOnlySpan<byte> key) => null;
+
+    public override void SetSocketMark(System.Net.Sockets.Socket socket, uint mark) =>
+        throw new PlatformNotSupportedException("A firewall mark (SO_MARK) needs Linux.");
+
+    public override System.Net.Sockets.Socket ListenOwnerOnly(string path) =>
+        throw new PlatformNotSupportedException($"Control socket '{path}': an owner-only Unix socket needs Linux.");
 }

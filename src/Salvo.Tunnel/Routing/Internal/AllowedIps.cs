@@ -5,6 +5,13 @@ namespace Salvo.Tunnel.Routing;
 /// A binary trie per address family, one node per prefix bit; a lookup walks at most 32 or 128 nodes and
 /// allocates nothing. Adding a prefix that another peer holds moves it, as <c>wg set</c> does.
 /// </summary>
+/// <remarks>
+/// One writer at a time (the engine's lock), any number of readers without a lock: the data path looks packets up
+/// while <c>wg set</c> changes routes. Every change is one reference store (a node's owner, or a child made whole
+/// before it is linked), so a lookup sees each prefix either before or after a change, never a half-built node.
+/// <see cref="Replace"/> routes the new prefixes before it unroutes the old ones, so a prefix a peer keeps is never
+/// briefly without an owner.
+/// </remarks>
 /// <typeparam name="TPeer">What a match returns.</typeparam>
 internal sealed class AllowedIps<TPeer>
     where TPeer : class
@@ -12,62 +19,81 @@ internal sealed class AllowedIps<TPeer>
     private readonly Node _v4 = new();
     private readonly Node _v6 = new();
 
+    /// <summary>Each peer's prefixes, so removing a peer or listing its routes does not walk the whole trie.</summary>
+    private readonly Dictionary<TPeer, List<IPPrefix>> _byPeer = new(ReferenceEqualityComparer.Instance);
+
     /// <summary>Routes <paramref name="prefix"/> to <paramref name="peer"/>, replacing any earlier owner.</summary>
     public void Add(IPPrefix prefix, TPeer peer)
     {
         ArgumentNullException.ThrowIfNull(peer);
+        prefix = Canonical(prefix);
         Span<byte> bytes = stackalloc byte[16];
         prefix.Address.TryWriteBytes(bytes, out var written);
         var node = written == 4 ? _v4 : _v6;
         for (var bit = 0; bit < prefix.Length; bit++)
         {
             ref var child = ref (Bit(bytes, bit) == 0 ? ref node.Zero : ref node.One);
-            child ??= new Node();
-            node = child;
+            if (child is null)
+            {
+                Volatile.Write(ref child, new Node());
+            }
+
+            node = child!;
         }
 
-        node.Peer = peer;
+        if (ReferenceEquals(node.Peer, peer))
+        {
+            return;
+        }
+
+        if (node.Peer is { } previous)
+        {
+            Forget(previous, prefix);
+        }
+
+        Volatile.Write(ref node.Peer, peer);
+        if (!_byPeer.TryGetValue(peer, out var owned))
+        {
+            _byPeer[peer] = owned = [];
+        }
+
+        owned.Add(prefix);
+    }
+
+    /// <summary>Makes <paramref name="prefixes"/> the whole of <paramref name="peer"/>'s routes: new ones first, then the rest go.</summary>
+    public void Replace(TPeer peer, IReadOnlyCollection<IPPrefix> prefixes)
+    {
+        ArgumentNullException.ThrowIfNull(peer);
+        ArgumentNullException.ThrowIfNull(prefixes);
+        foreach (var prefix in prefixes)
+        {
+            Add(prefix, peer);
+        }
+
+        var kept = prefixes.Select(Canonical).ToHashSet();
+        foreach (var prefix in PrefixesOf(peer))
+        {
+            if (!kept.Contains(prefix))
+            {
+                Unroute(prefix, peer);
+            }
+        }
     }
 
     /// <summary>Removes every prefix routed to <paramref name="peer"/>.</summary>
     public void RemovePeer(TPeer peer)
     {
-        Remove(_v4, peer);
-        Remove(_v6, peer);
-    }
-
-    /// <summary>The prefixes routed to <paramref name="peer"/>, for display.</summary>
-    public IReadOnlyList<IPPrefix> PrefixesOf(TPeer peer)
-    {
-        var found = new List<IPPrefix>();
-        Walk((owner, prefix) =>
+        foreach (var prefix in PrefixesOf(peer))
         {
-            if (ReferenceEquals(owner, peer))
-            {
-                found.Add(prefix);
-            }
-        });
-        return found;
+            Unroute(prefix, peer);
+        }
+
+        _byPeer.Remove(peer);
     }
 
-    /// <summary>
-    /// Every peer's prefixes, in one walk of the tries: asking <see cref="PrefixesOf"/> for each of N peers walks them N
-    /// times (10,000 peers with 20,000 prefixes: 10,000 walks of some 60,000 nodes for one status).
-    /// </summary>
-    public Dictionary<TPeer, List<IPPrefix>> PrefixesByPeer()
-    {
-        var found = new Dictionary<TPeer, List<IPPrefix>>(ReferenceEqualityComparer.Instance);
-        Walk((owner, prefix) =>
-        {
-            if (!found.TryGetValue(owner, out var prefixes))
-            {
-                found[owner] = prefixes = [];
-            }
-
-            prefixes.Add(prefix);
-        });
-        return found;
-    }
+    /// <summary>The prefixes routed to <paramref name="peer"/>, in the order they were added.</summary>
+    public IReadOnlyList<IPPrefix> PrefixesOf(TPeer peer) =>
+        _byPeer.TryGetValue(peer, out var owned) ? [.. owned] : [];
 
     /// <summary>The owner of the destination address of an IPv4 or IPv6 packet, or null.</summary>
     public TPeer? LookupDestination(ReadOnlySpan<byte> packet) => IPPacket.TryGetDestination(packet, out var address) ? Lookup(address) : null;
@@ -82,64 +108,73 @@ internal sealed class AllowedIps<TPeer>
         TPeer? best = null;
         for (var bit = 0; node is not null; bit++)
         {
-            best = node.Peer ?? best;
+            best = Volatile.Read(ref node.Peer) ?? best;
             if (bit == address.Length * 8)
             {
                 break;
             }
 
-            node = Bit(address, bit) == 0 ? node.Zero : node.One;
+            node = Bit(address, bit) == 0 ? Volatile.Read(ref node.Zero) : Volatile.Read(ref node.One);
         }
 
         return best;
     }
 
+    /// <summary>The prefix with its host bits cleared, as <c>wg</c> shows it (10.0.0.1/24 is 10.0.0.0/24).</summary>
+    private static IPPrefix Canonical(IPPrefix prefix) => new(IPPrefix.Mask(prefix.Address, prefix.Length), prefix.Length);
+
     private static int Bit(ReadOnlySpan<byte> bytes, int index) => (bytes[index / 8] >> (7 - (index % 8))) & 1;
 
-    private static void Remove(Node? node, TPeer peer)
+    private void Forget(TPeer peer, IPPrefix prefix)
     {
-        if (node is null)
+        if (_byPeer.TryGetValue(peer, out var owned))
         {
-            return;
+            owned.Remove(prefix);
+            if (owned.Count == 0)
+            {
+                _byPeer.Remove(peer);
+            }
         }
-
-        if (ReferenceEquals(node.Peer, peer))
-        {
-            node.Peer = null;
-        }
-
-        Remove(node.Zero, peer);
-        Remove(node.One, peer);
     }
 
-    /// <summary>Every routed prefix with its owner, IPv4 first, each family in address order.</summary>
-    private void Walk(Action<TPeer, IPPrefix> visit)
+    /// <summary>Takes <paramref name="prefix"/> from <paramref name="peer"/> and unlinks the nodes left empty.</summary>
+    private void Unroute(IPPrefix prefix, TPeer peer)
     {
-        Walk(_v4, new byte[4], 0, visit);
-        Walk(_v6, new byte[16], 0, visit);
-    }
+        Span<byte> bytes = stackalloc byte[16];
+        prefix.Address.TryWriteBytes(bytes, out var written);
+        var path = new Node[prefix.Length + 1];
+        path[0] = written == 4 ? _v4 : _v6;
+        for (var bit = 0; bit < prefix.Length; bit++)
+        {
+            var next = Bit(bytes, bit) == 0 ? path[bit].Zero : path[bit].One;
+            if (next is null)
+            {
+                return;
+            }
 
-    private static void Walk(Node? node, byte[] path, int depth, Action<TPeer, IPPrefix> visit)
-    {
-        if (node is null)
+            path[bit + 1] = next;
+        }
+
+        if (!ReferenceEquals(path[prefix.Length].Peer, peer))
         {
             return;
         }
 
-        if (node.Peer is { } owner)
-        {
-            visit(owner, new IPPrefix(new System.Net.IPAddress(path), depth));
-        }
+        Volatile.Write(ref path[prefix.Length].Peer, null);
+        Forget(peer, prefix);
 
-        if (depth == path.Length * 8)
+        // A lookup already inside an unlinked node finds no owner there and keeps the best it had: the same answer.
+        for (var depth = prefix.Length; depth > 0; depth--)
         {
-            return;
-        }
+            var node = path[depth];
+            if (node.Peer is not null || node.Zero is not null || node.One is not null)
+            {
+                break;
+            }
 
-        Walk(node.Zero, path, depth + 1, visit);
-        path[depth / 8] |= (byte)(0x80 >> (depth % 8));
-        Walk(node.One, path, depth + 1, visit);
-        path[depth / 8] &= (byte)~(0x80 >> (depth % 8));
+            ref var link = ref (Bit(bytes, depth - 1) == 0 ? ref path[depth - 1].Zero : ref path[depth - 1].One);
+            Volatile.Write(ref link, null);
+        }
     }
 
     private sealed class Node

@@ -1,0 +1,188 @@
+using Salvo.Tunnel.Control;
+using Salvo.Tunnel.Paths;
+using Salvo.Tunnel.Protocol;
+
+namespace Salvo.Tunnel;
+
+public sealed partial class TunnelEngine
+{
+    /// <summary>
+    /// Applies a whole change under the lock, as one step for the data path: a peer whose key stays keeps its
+    /// sessions and counters; a removed peer's keys are zeroed, its indices freed and its waiting packets dropped;
+    /// AllowedIPs switch at once for lookups in flight. The change was checked when it was parsed, so this cannot fail.
+    /// </summary>
+    /// <param name="change">What to change.</param>
+    /// <param name="output">Where a keepalive that turning persistent keepalive on sends goes.</param>
+    internal void Configure(TunnelChange change, ITunnelOutput output)
+    {
+        ArgumentNullException.ThrowIfNull(change);
+        ArgumentNullException.ThrowIfNull(output);
+        lock (_gate)
+        {
+            if (change.SetsPrivateKey)
+            {
+                ChangePrivateKey(change.PrivateKey);
+            }
+
+            if (change.ReplacePeers)
+            {
+                // Peers the change names again keep their sessions (wireguard-go drops them all and makes them anew).
+                var named = change.Peers.Where(peer => !peer.Remove).Select(peer => peer.PublicKey).ToHashSet();
+                foreach (var peer in _peers.ToArray())
+                {
+                    if (!named.Contains(peer.PublicKeyText))
+                    {
+                        RemovePeer(peer);
+                    }
+                }
+            }
+
+            foreach (var peerChange in change.Peers)
+            {
+                ConfigurePeer(peerChange, output);
+            }
+        }
+    }
+
+    /// <summary>This end's keys and every peer as the control socket's <c>get</c> reports them.</summary>
+    internal (WireGuardKey? PrivateKey, IReadOnlyList<(PeerStatus Status, WireGuardKey PresharedKey)> Peers) GetControlState()
+    {
+        lock (_gate)
+        {
+            var peers = GetPeers();
+            return (PrivateKey, [.. peers.Select(status => (status, WireGuardKey.FromBytes(_peers.Find(status.PublicKey.Bytes)!.PresharedKey)))]);
+        }
+    }
+
+    /// <summary>
+    /// A new private key (or none) drops every session and handshake, whose keys came from the old one, and the peer
+    /// whose public key is the new own key (wireguard-go's SetPrivateKey does both). Counters stay.
+    /// </summary>
+    private void ChangePrivateKey(WireGuardKey? privateKey)
+    {
+        if (Equals(privateKey, PrivateKey))
+        {
+            return;
+        }
+
+        UseIdentity(privateKey);
+        if (PublicKey is not null && FindPeer(PublicKey.Bytes) is { } self)
+        {
+            RemovePeer(self);
+        }
+
+        foreach (var peer in _peers)
+        {
+            ForgetKeys(peer);
+            peer.ForgetStaticSecret();
+            peer.Timers.HasSentInitiation = false;
+        }
+    }
+
+    private void ConfigurePeer(PeerChange change, ITunnelOutput output)
+    {
+        if (PublicKey is not null && change.PublicKey.Equals(PublicKey))
+        {
+            // A peer with this end's own key is ignored, as wireguard-go ignores it.
+            return;
+        }
+
+        var peer = FindPeer(change.PublicKey.Bytes);
+        if (change.Remove)
+        {
+            if (peer is not null)
+            {
+                RemovePeer(peer);
+            }
+
+            return;
+        }
+
+        if (peer is null)
+        {
+            if (change.UpdateOnly)
+            {
+                return;
+            }
+
+            // A peer added at run time speaks plain WireGuard: the TCP fallback is a configuration-file feature.
+            peer = new Peer(_crypto, change.PublicKey, null) { Path = new PeerPath(TcpFallbackMode.Off, default) };
+            _peers.TryAdd(peer);
+            ScheduleTicks(peer);
+        }
+
+        if (change.SetsPresharedKey)
+        {
+            if (change.PresharedKey is null)
+            {
+                peer.PresharedKey.AsSpan().Clear();
+            }
+            else
+            {
+                change.PresharedKey.Bytes.CopyTo(peer.PresharedKey);
+            }
+        }
+
+        if (change.Endpoint is { } endpoint)
+        {
+            var address = DatagramAddress.FromIPEndPoint(endpoint);
+            peer.Path.UdpEndpoint = address;
+            if (peer.Path.Mode != TcpFallbackMode.Only)
+            {
+                peer.Endpoint = address;
+            }
+        }
+
+        var keepaliveTurnedOn = false;
+        if (change.PersistentKeepalive is { } interval)
+        {
+            keepaliveTurnedOn = peer.PersistentKeepalive == TimeSpan.Zero && interval > TimeSpan.Zero;
+            peer.PersistentKeepalive = interval;
+            peer.Timers.PersistentKeepalive = interval > TimeSpan.Zero ? Deadline(interval) : 0;
+        }
+
+        if (change.ReplaceAllowedIps)
+        {
+            _routes.Replace(peer, change.AllowedIps);
+        }
+        else
+        {
+            foreach (var prefix in change.AllowedIps)
+            {
+                _routes.Add(prefix, peer);
+            }
+        }
+
+        if (keepaliveTurnedOn && peer.Endpoint.HasValue && _local is not null)
+        {
+            // wireguard-go sends one at once when the interval goes from off to on, so a NAT opens without waiting.
+            SendKeepalive(peer, output);
+        }
+    }
+
+    /// <summary>Takes a peer out of the table and the routes, then wipes it: keys zeroed, indices freed, waiting packets dropped.</summary>
+    private void RemovePeer(Peer peer)
+    {
+        _peers.Remove(peer);
+        _routes.RemovePeer(peer);
+        UnscheduleTicks(peer);
+        ForgetKeys(peer);
+        if (peer.Staged.Count > 0)
+        {
+            RefusePacket(TunnelDropReason.StagedDropped, peer.Staged.Count);
+            peer.Staged.Clear();
+        }
+
+        if (peer.Path.TcpAddress.HasValue)
+        {
+            _connector?.Close(peer.Path.TcpAddress, TimeSpan.Zero);
+        }
+
+        if (peer.Path.DialedAddress.HasValue && peer.Path.DialedAddress != peer.Path.TcpAddress)
+        {
+            _connector?.Close(peer.Path.DialedAddress, TimeSpan.Zero);
+        }
+
+        peer.Dispose();
+    }
+}
