@@ -86,7 +86,7 @@ internal static class TunnelPeerScale
         using var remote = new TunnelEngine(new TunnelConfiguration
         {
             PrivateKey = remoteKey,
-            Peers = [new PeerConfiguration { PublicKey = local.PublicKey, AllowedIps = [IPPrefix.Parse("0.0.0.0/0")], Endpoint = new IPEndPoint(IPAddress.Loopback, 1), TcpFallback = Tunnel.Paths.TcpFallbackMode.Off }],
+            Peers = [new PeerConfiguration { PublicKey = local.PublicKey!, AllowedIps = [IPPrefix.Parse("0.0.0.0/0")], Endpoint = new IPEndPoint(IPAddress.Loopback, 1), TcpFallback = Tunnel.Paths.TcpFallbackMode.Off }],
         });
 
         var toRemote = new KeepOutput();

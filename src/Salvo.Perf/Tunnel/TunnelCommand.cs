@@ -138,7 +138,7 @@ internal static class TunnelCommand
                 if (!stop.IsCancellationRequested)
                 {
                     console.Note(string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {routes:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}") +
+                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {routes:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s; {Environment.CpuUsage.TotalTime.TotalSeconds:F2} CPU s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}") +
                         (control is null ? string.Empty : $", wg control socket {control.Path}"));
                 }
 

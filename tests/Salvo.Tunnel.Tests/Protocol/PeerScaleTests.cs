@@ -1,5 +1,6 @@
 using System.Net;
 using Salvo.Tunnel.Configuration;
+using Salvo.Tunnel.Control;
 using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Routing;
 using Salvo.Tunnel.Tests.Support;
@@ -51,6 +52,40 @@ public sealed class PeerScaleTests
         // The retransmission still fired (one initiation, then one more after REKEY_TIMEOUT plus jitter).
         Assert.Equal(2, output.Datagrams.Count(d => d.Bytes[0] == 1));
         Assert.Equal(1, engine.TickingPeers);
+    }
+
+    [Fact]
+    public void Tick_PeerAddedThenRemovedWhileRunning_FiresItsKeepalivesOnlyWhileConfigured()
+    {
+        var clock = new ManualClock();
+        using var engine = new TunnelEngine(new TunnelConfiguration { PrivateKey = WireGuardKey.GeneratePrivateKey() }, clock);
+        var output = new RecordingOutput();
+        var key = WireGuardKey.GeneratePrivateKey().DerivePublicKey();
+        var add = new TunnelChange();
+        add.Peers.Add(new PeerChange(key) { Endpoint = new IPEndPoint(IPAddress.Loopback, 51820), PersistentKeepalive = TimeSpan.FromSeconds(1) });
+        engine.Configure(add, output);
+        output.Datagrams.Clear();
+
+        // A keepalive with no session is a handshake initiation, at most one per REKEY_TIMEOUT (5 s): one in 6 s.
+        for (var i = 0; i < 60; i++)
+        {
+            clock.Advance(TunnelEngine.TickInterval);
+            engine.Tick(output);
+        }
+
+        Assert.Single(output.Datagrams);
+        var remove = new TunnelChange();
+        remove.Peers.Add(new PeerChange(key) { Remove = true });
+        engine.Configure(remove, output);
+        output.Datagrams.Clear();
+        for (var i = 0; i < 100; i++)
+        {
+            clock.Advance(TunnelEngine.TickInterval);
+            engine.Tick(output);
+        }
+
+        Assert.Empty(output.Datagrams);
+        Assert.Equal(0, engine.TickingPeers);
     }
 
     [Fact]
