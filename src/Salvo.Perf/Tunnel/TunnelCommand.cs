@@ -15,6 +15,8 @@ internal static class TunnelCommand
     /// <summary>Where a running <c>up</c> writes its status once a second for <c>show</c> to print.</summary>
     internal const string StatusFolder = "/run/salvo-tunnel";
 
+    private const int ListedAtExit = 100;
+
     public static Command Create(CliConsole console)
     {
         var command = new Command("tunnel",
@@ -124,10 +126,25 @@ internal static class TunnelCommand
             using var end = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             if ((parse.GetValue(time) ?? parse.GetValue(duration)) is { } seconds)
             {
-                end.CancelAfter(TimeSpan.FromSeconds(Math.Max(0, seconds - started.Elapsed.TotalSeconds)));
+                var left = seconds - started.Elapsed.TotalSeconds;
+                if (left > 0)
+                {
+                    end.CancelAfter(TimeSpan.FromSeconds(left));
+                }
+                else
+                {
+                    await end.CancelAsync().ConfigureAwait(false);
+                }
             }
 
             var stop = end.Token;
+            if (stop.IsCancellationRequested)
+            {
+                // Stopped while the file was read: there is nothing to take down yet.
+                console.Note($"salvo tunnel: stopped after {started.Elapsed.TotalSeconds:F1} s, before {interfaceName} was created");
+                return 0;
+            }
+
             IReadOnlyList<PeerStatus> peers;
             using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
@@ -162,10 +179,17 @@ internal static class TunnelCommand
 
             // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.
             console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes and status file removed");
-            foreach (var peer in peers)
+            // The busiest peers, at most 100 lines: with 10,000 peers one line each held the exit up and buried the rest.
+            var busiest = peers.OrderByDescending(peer => peer.ReceivedBytes + peer.SentBytes).ToArray();
+            foreach (var peer in busiest.Take(ListedAtExit))
             {
                 console.Note($"salvo tunnel: peer {peer.PublicKey}: {peer.ReceivedBytes:N0} B received, {peer.SentBytes:N0} B sent" +
                     (peer.LatestHandshake is { } handshake ? $", latest handshake {handshake:u}" : ", no handshake"));
+            }
+
+            if (busiest.Length > ListedAtExit)
+            {
+                console.Note($"salvo tunnel: {busiest.Length - ListedAtExit:N0} more peers, none with more traffic than those above");
             }
 
             return 0;

@@ -48,7 +48,8 @@ public sealed class TunnelUpScaleLabTests : IDisposable
 
         Assert.True(salvo.Process.WaitForExit(s_wait), $"salvo ran past -t 1 for {clock.Elapsed.TotalSeconds:F0} s: {salvo.Output.Text}");
         Assert.Equal(0, salvo.Process.ExitCode);
-        Assert.Contains($"salvo tunnel: {name} down after", salvo.Output.Text, StringComparison.Ordinal);
+        // Down after its start, or stopped before the interface was made when reading the file took the whole second.
+        Assert.Matches($"salvo tunnel: ({name} down after|stopped after .* before {name} was created)", salvo.Output.Text);
     }
 
     private string Config(int peers)
