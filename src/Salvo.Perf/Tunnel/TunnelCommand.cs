@@ -76,7 +76,7 @@ internal static class TunnelCommand
         var duration = CommonOptions.OptionalSeconds("--duration", null, "The same as -t/--time.", "running until Ctrl+C");
         duration.Hidden = true;
         var command = new Command("up",
-            "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C, SIGTERM or SIGHUP " +
+            "Creates the TUN interface, applies Address and MTU with 'ip', routes the AllowedIPs over rtnetlink, and runs the tunnel until Ctrl+C, SIGTERM or SIGHUP " +
             "(Linux, root). Status goes to " + StatusFolder + "/NAME for 'salvo tunnel show'.")
         {
             config, name, time, duration,
