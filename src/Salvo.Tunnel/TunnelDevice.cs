@@ -83,6 +83,9 @@ public sealed class TunnelDevice : IDisposable
     /// <summary>The UDP port the tunnel listens on.</summary>
     public int ListenPort => _socket.LocalEndPoint.Port;
 
+    /// <summary>The UDP socket in use now, for tests that read its options.</summary>
+    internal DatagramSocket UdpSocket => _socket;
+
     /// <summary>The firewall mark (SO_MARK) of the tunnel's UDP socket; 0 when none is set.</summary>
     public uint FwMark { get; private set; }
 

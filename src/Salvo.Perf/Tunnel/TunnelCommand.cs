@@ -178,7 +178,8 @@ internal static class TunnelCommand
             }
 
             // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.
-            console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes and status file removed");
+            console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes, status file and wg control socket removed");
+
             // The busiest peers, at most 100 lines: with 10,000 peers one line each held the exit up and buried the rest.
             var busiest = peers.OrderByDescending(peer => peer.ReceivedBytes + peer.SentBytes).ToArray();
             foreach (var peer in busiest.Take(ListedAtExit))

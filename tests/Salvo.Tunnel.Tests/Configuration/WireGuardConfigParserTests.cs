@@ -119,6 +119,29 @@ public sealed class WireGuardConfigParserTests
         Assert.DoesNotContain(s_private.ToString()[..20], error.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("4660", 4660u)]
+    [InlineData("0x1234", 4660u)]
+    [InlineData("off", 0u)]
+    [InlineData("4294967295", uint.MaxValue)]
+    public void Parse_FwMark_ReadAsWgReadsIt(string value, uint expected)
+    {
+        var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nFwMark = {value}\n");
+        Assert.Equal(expected, config.FwMark);
+    }
+
+    [Theory]
+    [InlineData("-1")]
+    [InlineData("0x")]
+    [InlineData("4294967296")]
+    [InlineData("mark")]
+    public void Parse_BadFwMark_IsRefusedNamingTheKey(string value)
+    {
+        var error = Assert.Throws<TunnelConfigurationException>(() => WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nFwMark = {value}\n"));
+        Assert.Equal(3, error.Line);
+        Assert.Contains("FwMark", error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void Parse_NoMtu_DefaultsTo1420()
     {

@@ -130,6 +130,37 @@ public sealed class WireGuardControlSocketTests : IDisposable
     }
 
     [Fact]
+    public void Set_ListenPort_RebindsAndTheOldPortIsFreedSoon()
+    {
+        var old = _device.ListenPort;
+        int port;
+        using (var probe = new System.Net.Sockets.UdpClient(0))
+        {
+            port = ((IPEndPoint)probe.Client.LocalEndPoint!).Port;
+        }
+
+        Assert.Equal("errno=0\n", UapiClient.Request(_path, $"set=1\nlisten_port={port}\n\n"));
+        Assert.Equal(port, _device.ListenPort);
+        Assert.Equal([port.ToString(System.Globalization.CultureInfo.InvariantCulture)], UapiClient.Values(UapiClient.Request(_path, "get=1\n\n"), "listen_port"));
+
+        // The old socket closes after the loops' next turn (0.5 s): binding its port then succeeds, within 10 s.
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (true)
+        {
+            try
+            {
+                using var again = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetworkV6, System.Net.Sockets.SocketType.Dgram, System.Net.Sockets.ProtocolType.Udp) { DualMode = true };
+                again.Bind(new IPEndPoint(IPAddress.IPv6Any, old));
+                break;
+            }
+            catch (System.Net.Sockets.SocketException) when (DateTime.UtcNow < deadline)
+            {
+                Thread.Sleep(100);
+            }
+        }
+    }
+
+    [Fact]
     public void Connection_LineTooLong_ClosesOnlyThatConnection()
     {
         using var bad = new UapiClient(_path);

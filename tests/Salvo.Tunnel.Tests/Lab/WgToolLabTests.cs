@@ -100,6 +100,14 @@ public sealed class WgToolLabTests
             var lines = Wg("show", "all", "dump").Split('\n', StringSplitOptions.RemoveEmptyEntries);
             Assert.Equal(Fields(lines, goName), Fields(lines, salvoName));
             Assert.Equal(3, Fields(lines, salvoName).Count);
+
+            // The mark is on the socket itself, not only in what get reports: SOL_SOCKET (1), SO_MARK (36).
+            var mark = new byte[4];
+            salvo.UdpSocket.Socket.GetRawSocketOption(1, 36, mark);
+            Assert.Equal(0x1234u, BitConverter.ToUInt32(mark));
+            Wg("set", salvoName, "fwmark", "0");
+            salvo.UdpSocket.Socket.GetRawSocketOption(1, 36, mark);
+            Assert.Equal(0u, BitConverter.ToUInt32(mark));
         }
         finally
         {
