@@ -6,5 +6,10 @@ if (args.Length > 0 && args[0] == "io-models")
     return IoModelComparison.Run(args[1..]);
 }
 
+if (args.Length > 0 && args[0] == "tunnel-peers")
+{
+    return TunnelPeerScale.Run(args[1..]);
+}
+
 BenchmarkSwitcher.FromAssembly(typeof(IoModelComparison).Assembly).Run(args);
 return 0;

@@ -108,6 +108,7 @@ public sealed partial class TunnelEngine
             // A peer added at run time speaks plain WireGuard: the TCP fallback is a configuration-file feature.
             peer = new Peer(_crypto, change.PublicKey, null) { Path = new PeerPath(TcpFallbackMode.Off, default) };
             _peers.TryAdd(peer);
+            ScheduleTicks(peer);
         }
 
         if (change.SetsPresharedKey)
@@ -164,6 +165,7 @@ public sealed partial class TunnelEngine
     {
         _peers.Remove(peer);
         _routes.RemovePeer(peer);
+        UnscheduleTicks(peer);
         ForgetKeys(peer);
         if (peer.Staged.Count > 0)
         {

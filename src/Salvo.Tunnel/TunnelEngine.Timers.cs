@@ -4,6 +4,12 @@ namespace Salvo.Tunnel;
 
 public sealed partial class TunnelEngine
 {
+    /// <summary>
+    /// The peers the tick visits: those with a deadline armed or a path away from rest. An idle peer is not in it, so a
+    /// tick costs nothing per idle peer (10,000 idle peers took 1.2 ms a tick, every 100 ms, when it visited all).
+    /// </summary>
+    private readonly List<Peer> _ticking = [];
+
     /// <summary>Fires every timer that is due: retransmissions, keepalives, new handshakes, key expiry.</summary>
     internal void Tick(ITunnelOutput output)
     {
@@ -11,47 +17,106 @@ public sealed partial class TunnelEngine
         lock (_gate)
         {
             var now = _time.GetTimestamp();
-            foreach (var peer in _peers)
+            var kept = 0;
+
+            // Peers woken during the tick are appended and visited in it too; the list is compacted in place.
+            for (var i = 0; i < _ticking.Count; i++)
             {
-                var timers = peer.Timers;
-                if (PeerTimers.IsDue(timers.RetransmitHandshake, now))
+                var peer = _ticking[i];
+                TickPeer(peer, now, output);
+                if (peer.Timers.AnyArmed || !peer.Path.IsResting)
                 {
-                    RetransmitHandshake(peer, output);
+                    _ticking[kept++] = peer;
                 }
-
-                if (PeerTimers.IsDue(timers.SendKeepalive, now))
+                else
                 {
-                    timers.SendKeepalive = 0;
-                    SendKeepalive(peer, output);
-                    if (timers.NeedAnotherKeepalive)
-                    {
-                        timers.NeedAnotherKeepalive = false;
-                        timers.SendKeepalive = Deadline(WireGuardProtocol.KeepaliveTimeout);
-                    }
+                    peer.IsTicking = false;
                 }
+            }
 
-                if (PeerTimers.IsDue(timers.NewHandshake, now))
-                {
-                    // Data went out and nothing came back: the session may be dead on the other side.
-                    timers.NewHandshake = 0;
-                    SendInitiation(peer, isRetry: false, output);
-                }
+            _ticking.RemoveRange(kept, _ticking.Count - kept);
+        }
+    }
 
-                if (PeerTimers.IsDue(timers.PersistentKeepalive, now))
-                {
-                    timers.PersistentKeepalive = 0;
-                    SendKeepalive(peer, output);
-                }
-
-                if (PeerTimers.IsDue(timers.ZeroKeyMaterial, now))
-                {
-                    timers.ZeroKeyMaterial = 0;
-                    ForgetKeys(peer);
-                }
-
-                TickPaths(peer, now, output);
+    /// <summary>Count of the peers the next tick visits, for tests.</summary>
+    internal int TickingPeers
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _ticking.Count;
             }
         }
+    }
+
+    /// <summary>Lets <paramref name="peer"/>'s timers and path put it on the tick's list, and puts it there for a first visit.</summary>
+    private void ScheduleTicks(Peer peer)
+    {
+        peer.Timers.Armed = peer.Path.Woken = () => Wake(peer);
+        Wake(peer);
+    }
+
+    /// <summary>Takes a removed peer off the tick's list for good: nothing it still had armed fires.</summary>
+    private void UnscheduleTicks(Peer peer)
+    {
+        peer.Timers.Armed = peer.Path.Woken = null;
+        peer.Timers.StopAll();
+        if (peer.IsTicking)
+        {
+            peer.IsTicking = false;
+            _ticking.Remove(peer);
+        }
+    }
+
+    private void Wake(Peer peer)
+    {
+        if (!peer.IsTicking)
+        {
+            peer.IsTicking = true;
+            _ticking.Add(peer);
+        }
+    }
+
+    private void TickPeer(Peer peer, long now, ITunnelOutput output)
+    {
+        var timers = peer.Timers;
+        if (PeerTimers.IsDue(timers.RetransmitHandshake, now))
+        {
+            RetransmitHandshake(peer, output);
+        }
+
+        if (PeerTimers.IsDue(timers.SendKeepalive, now))
+        {
+            timers.SendKeepalive = 0;
+            SendKeepalive(peer, output);
+            if (timers.NeedAnotherKeepalive)
+            {
+                timers.NeedAnotherKeepalive = false;
+                timers.SendKeepalive = Deadline(WireGuardProtocol.KeepaliveTimeout);
+            }
+        }
+
+        if (PeerTimers.IsDue(timers.NewHandshake, now))
+        {
+            // Data went out and nothing came back: the session may be dead on the other side.
+            timers.NewHandshake = 0;
+            SendInitiation(peer, isRetry: false, output);
+        }
+
+        if (PeerTimers.IsDue(timers.PersistentKeepalive, now))
+        {
+            timers.PersistentKeepalive = 0;
+            SendKeepalive(peer, output);
+        }
+
+        if (PeerTimers.IsDue(timers.ZeroKeyMaterial, now))
+        {
+            timers.ZeroKeyMaterial = 0;
+            ForgetKeys(peer);
+        }
+
+        TickPaths(peer, now, output);
     }
 
     private void RetransmitHandshake(Peer peer, ITunnelOutput output)

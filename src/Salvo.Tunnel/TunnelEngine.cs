@@ -73,6 +73,7 @@ public sealed partial class TunnelEngine : IDisposable
                 PersistentKeepalive = peerConfiguration.PersistentKeepalive ?? TimeSpan.Zero,
             };
             _peers.TryAdd(peer);
+            ScheduleTicks(peer);
             foreach (var prefix in peerConfiguration.AllowedIps)
             {
                 _routes.Add(prefix, peer);

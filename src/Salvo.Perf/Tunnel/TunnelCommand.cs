@@ -3,8 +3,10 @@ using System.Diagnostics;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Reporting;
 using Salvo.Tunnel;
+using Salvo.Perf.Tunnel.Linux;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
+using Salvo.Tunnel.Routing;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -13,6 +15,8 @@ internal static class TunnelCommand
 {
     /// <summary>Where a running <c>up</c> writes its status once a second for <c>show</c> to print.</summary>
     internal const string StatusFolder = "/run/salvo-tunnel";
+
+    private const int ListedAtExit = 100;
 
     public static Command Create(CliConsole console)
     {
@@ -74,13 +78,14 @@ internal static class TunnelCommand
         var duration = CommonOptions.OptionalSeconds("--duration", null, "The same as -t/--time.", "running until Ctrl+C");
         duration.Hidden = true;
         var command = new Command("up",
-            "Creates the TUN interface, applies Address and MTU with 'ip', and runs the tunnel until Ctrl+C, SIGTERM or SIGHUP " +
+            "Creates the TUN interface, applies Address and MTU with 'ip', routes the AllowedIPs over rtnetlink, and runs the tunnel until Ctrl+C, SIGTERM or SIGHUP " +
             "(Linux, root). Status goes to " + StatusFolder + "/NAME for 'salvo tunnel show'.")
         {
             config, name, time, duration,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
+            var started = Stopwatch.StartNew();
             var file = parse.GetValue(config)!;
             if (parse.GetValue(time) is not null && parse.GetValue(duration) is not null)
             {
@@ -98,9 +103,11 @@ internal static class TunnelCommand
             }
 
             TunnelConfiguration configuration;
+            TimeSpan parsed;
             try
             {
                 configuration = WireGuardConfigParser.ParseFile(file.FullName);
+                parsed = started.Elapsed;
             }
             catch (TunnelConfigurationException e)
             {
@@ -116,27 +123,52 @@ internal static class TunnelCommand
                     : $"up: --name: {problem}");
             }
 
-            var seconds = parse.GetValue(time) ?? parse.GetValue(duration);
+            // -t counts from the launch, and it and a stop signal (Ctrl+C, SIGTERM, SIGHUP) end the tunnel at any point,
+            // route installation included: the usual end of a tunnel, so it exits 0.
+            using var end = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            if ((parse.GetValue(time) ?? parse.GetValue(duration)) is { } seconds)
+            {
+                var left = seconds - started.Elapsed.TotalSeconds;
+                if (left > 0)
+                {
+                    end.CancelAfter(TimeSpan.FromSeconds(left));
+                }
+                else
+                {
+                    await end.CancelAsync().ConfigureAwait(false);
+                }
+            }
 
-            var started = Stopwatch.StartNew();
+            var stop = end.Token;
+            if (stop.IsCancellationRequested)
+            {
+                // Stopped while the file was read: there is nothing to take down yet.
+                console.Note($"salvo tunnel: stopped after {started.Elapsed.TotalSeconds:F1} s, before {interfaceName} was created");
+                return 0;
+            }
+
             IReadOnlyList<PeerStatus> peers;
             using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
                 interfaceName = tunnel.InterfaceName;
-                ConfigureInterface(console, tunnel.InterfaceName, configuration);
+                var built = started.Elapsed;
                 using var control = StartControlSocket(console, tunnel);
-                console.Note($"salvo tunnel: {tunnel.InterfaceName} up, listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}" +
-                    (control is null ? string.Empty : $", wg control socket {control.Path}"));
+                var routes = ConfigureInterface(console, tunnel.InterfaceName, configuration, stop);
+                if (!stop.IsCancellationRequested)
+                {
+                    console.Note(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {routes:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s; {Environment.CpuUsage.TotalTime.TotalSeconds:F2} CPU s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}") +
+                        (control is null ? string.Empty : $", wg control socket {control.Path}"));
+                }
+
                 Directory.CreateDirectory(StatusFolder);
                 var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
-                var deadline = seconds is null ? DateTime.MaxValue : DateTime.UtcNow.AddSeconds(seconds.Value);
                 try
                 {
-                    // Until -t, or a stop signal (Ctrl+C, SIGTERM, SIGHUP): the usual end of a tunnel, so it exits 0.
-                    while (!cancellationToken.IsCancellationRequested && DateTime.UtcNow < deadline)
+                    while (!stop.IsCancellationRequested)
                     {
                         await TunnelStatusFiles.WriteAsync(statusFile, TunnelStatusDocument.From(tunnel, DateTimeOffset.UtcNow)).ConfigureAwait(false);
-                        await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+                        await Task.Delay(TimeSpan.FromSeconds(1), stop).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
                     }
                 }
                 finally
@@ -149,10 +181,18 @@ internal static class TunnelCommand
 
             // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.
             console.Note($"salvo tunnel: {interfaceName} down after {started.Elapsed.TotalSeconds:F0} s; interface, routes, status file and wg control socket removed");
-            foreach (var peer in peers)
+
+            // The busiest peers, at most 100 lines: with 10,000 peers one line each held the exit up and buried the rest.
+            var busiest = peers.OrderByDescending(peer => peer.ReceivedBytes + peer.SentBytes).ToArray();
+            foreach (var peer in busiest.Take(ListedAtExit))
             {
                 console.Note($"salvo tunnel: peer {peer.PublicKey}: {peer.ReceivedBytes:N0} B received, {peer.SentBytes:N0} B sent" +
                     (peer.LatestHandshake is { } handshake ? $", latest handshake {handshake:u}" : ", no handshake"));
+            }
+
+            if (busiest.Length > ListedAtExit)
+            {
+                console.Note($"salvo tunnel: {busiest.Length - ListedAtExit:N0} more peers, none with more traffic than those above");
             }
 
             return 0;
@@ -202,10 +242,12 @@ internal static class TunnelCommand
     }
 
     /// <summary>
-    /// What wg-quick does with Address, MTU, AllowedIPs and Table: 'ip address add', 'ip link set ... mtu ... up' and
-    /// 'ip route replace PREFIX dev NAME [table N]' per allowed prefix (replace: an Address's own subnet is already there).
+    /// What wg-quick does with Address, MTU, AllowedIPs and Table: 'ip address add', 'ip link set ... mtu ... up', then a
+    /// route through the interface per allowed prefix into the table Table names, replacing any (an Address's own subnet
+    /// is already there), installed with rtnetlink in batches (<see cref="NetlinkRoutes"/>); returns how many. Stops
+    /// between batches once <paramref name="stop"/> is cancelled. A prefix the kernel refuses is an error naming it and the kernel's reason.
     /// </summary>
-    private static void ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration)
+    private static int ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration, CancellationToken stop)
     {
         foreach (var address in configuration.Addresses)
         {
@@ -214,17 +256,26 @@ internal static class TunnelCommand
 
         RunIp("link", "set", "dev", interfaceName, "mtu", configuration.Mtu.ToString(System.Globalization.CultureInfo.InvariantCulture), "up");
         var (routes, leftOut) = TunnelRoutes.For(configuration);
-        string[] table = configuration.RouteTable is { } number ? ["table", number.ToString(System.Globalization.CultureInfo.InvariantCulture)] : [];
-        foreach (var route in routes)
-        {
-            RunIp([route.Address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? "-6" : "-4", "route", "replace", route.ToString(), "dev", interfaceName, .. table]);
-        }
-
         foreach (var route in leftOut)
         {
             console.Note($"salvo tunnel: AllowedIPs {route} accepted for cryptokey routing, but no default route added: it needs wg-quick's policy routing " +
                 "(run the file with wg-quick and WG_QUICK_USERSPACE_IMPLEMENTATION naming salvo), or Table = NUMBER and rules of your own");
         }
+
+        var refused = new List<(IPPrefix Prefix, string Reason)>();
+        int installed;
+        using (var netlink = NetlinkRoutes.Open())
+        {
+            installed = netlink.Replace(routes, NetlinkRoutes.InterfaceIndex(interfaceName), configuration.RouteTable ?? RouteMessages.MainTable, refused, stop);
+        }
+
+        if (refused.Count > 0)
+        {
+            var shown = string.Join("; ", refused.Take(5).Select(r => $"{r.Prefix}: {r.Reason}"));
+            throw new CliException($"up: the kernel refused {refused.Count:N0} of {routes.Count:N0} AllowedIPs routes through {interfaceName}: {shown}{(refused.Count > 5 ? "; ..." : string.Empty)}");
+        }
+
+        return installed;
     }
 
     private static void RunIp(params string[] arguments)

@@ -62,6 +62,9 @@ internal sealed class Peer : IDisposable
 
     public PeerTimers Timers { get; } = new();
 
+    /// <summary>Whether the engine's tick visits this peer (a deadline is armed or the path is away from rest).</summary>
+    public bool IsTicking { get; set; }
+
     public Keypair? Previous { get; set; }
 
     public Keypair? Current { get; set; }

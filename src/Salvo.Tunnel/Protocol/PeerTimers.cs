@@ -6,20 +6,52 @@ namespace Salvo.Tunnel.Protocol;
 /// </summary>
 internal sealed class PeerTimers
 {
+    private long _retransmitHandshake;
+    private long _sendKeepalive;
+    private long _newHandshake;
+    private long _zeroKeyMaterial;
+    private long _persistentKeepalive;
+
+    /// <summary>Called when a deadline is armed, so the engine's tick visits this peer until every deadline is spent.</summary>
+    public Action? Armed { get; set; }
+
     /// <summary>Resend the initiation: REKEY_TIMEOUT plus jitter after the last one went unanswered.</summary>
-    public long RetransmitHandshake { get; set; }
+    public long RetransmitHandshake
+    {
+        get => _retransmitHandshake;
+        set => _retransmitHandshake = Arm(value);
+    }
 
     /// <summary>Send an empty packet: KEEPALIVE_TIMEOUT after data arrived, unless something was sent since.</summary>
-    public long SendKeepalive { get; set; }
+    public long SendKeepalive
+    {
+        get => _sendKeepalive;
+        set => _sendKeepalive = Arm(value);
+    }
 
     /// <summary>Start a new handshake: data was sent and nothing came back for KEEPALIVE_TIMEOUT + REKEY_TIMEOUT.</summary>
-    public long NewHandshake { get; set; }
+    public long NewHandshake
+    {
+        get => _newHandshake;
+        set => _newHandshake = Arm(value);
+    }
 
     /// <summary>Forget every key: 3 x REJECT_AFTER_TIME after the last session was derived.</summary>
-    public long ZeroKeyMaterial { get; set; }
+    public long ZeroKeyMaterial
+    {
+        get => _zeroKeyMaterial;
+        set => _zeroKeyMaterial = Arm(value);
+    }
 
     /// <summary>The configured persistent keepalive, re-armed by every authenticated packet sent or received.</summary>
-    public long PersistentKeepalive { get; set; }
+    public long PersistentKeepalive
+    {
+        get => _persistentKeepalive;
+        set => _persistentKeepalive = Arm(value);
+    }
+
+    /// <summary>Whether any deadline is armed: a peer with none has nothing for the tick to do (see <see cref="Armed"/>).</summary>
+    public bool AnyArmed => (_retransmitHandshake | _sendKeepalive | _newHandshake | _zeroKeyMaterial | _persistentKeepalive) != 0;
 
     /// <summary>Retransmissions of the current initiation so far.</summary>
     public int HandshakeAttempts { get; set; }
@@ -45,5 +77,15 @@ internal sealed class PeerTimers
         ZeroKeyMaterial = 0;
         PersistentKeepalive = 0;
         NeedAnotherKeepalive = false;
+    }
+
+    private long Arm(long deadline)
+    {
+        if (deadline != 0)
+        {
+            Armed?.Invoke();
+        }
+
+        return deadline;
     }
 }

@@ -13,6 +13,9 @@ internal sealed class ParseState
 
     private readonly Dictionary<string, int> _keysInSection = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<PeerConfiguration> _peers = [];
+
+    // A set, not a scan of _peers: with 10,000 peers the scan made parsing quadratic (35 s for one file).
+    private readonly HashSet<WireGuardKey> _peerKeys = [];
     private Section _section;
     private int _interfaceLine;
     private WireGuardKey? _privateKey;
@@ -228,7 +231,7 @@ internal sealed class ParseState
             throw new TunnelConfigurationException(peer.Line, "PublicKey", "is required in every [Peer]");
         }
 
-        if (_peers.Any(p => p.PublicKey.Equals(peer.PublicKey)))
+        if (!_peerKeys.Add(peer.PublicKey))
         {
             throw new TunnelConfigurationException(peer.Line, "PublicKey", "this peer appears twice");
         }

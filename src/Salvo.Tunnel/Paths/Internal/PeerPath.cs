@@ -10,10 +10,33 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
 {
     public TcpFallbackMode Mode { get; } = mode;
 
-    public TunnelPath Current { get; set; }
+    private TunnelPath _current;
+    private long _silentSince;
+
+    /// <summary>
+    /// Called when the path leaves its resting state (UDP, nothing unanswered): the engine's tick visits the peer
+    /// while <see cref="IsResting"/> is false.
+    /// </summary>
+    public Action? Woken { get; set; }
+
+    public TunnelPath Current
+    {
+        get => _current;
+        set
+        {
+            _current = value;
+            Woken?.Invoke();
+        }
+    }
 
     /// <summary>The peer's UDP address: the configured endpoint, then the source of its last authenticated datagram.</summary>
     public DatagramAddress UdpEndpoint { get; set; } = udpEndpoint;
+
+    /// <summary>
+    /// Nothing for the tick to do until <see cref="Woken"/>: on UDP with nothing unanswered, and not dialing by
+    /// configuration (TcpFallback = only dials from the tick).
+    /// </summary>
+    public bool IsResting => Mode == TcpFallbackMode.Off || (_current == TunnelPath.Udp && Mode != TcpFallbackMode.Only && _silentSince == 0);
 
     /// <summary>The TCP connection in use or last seen from the peer; none when there is none.</summary>
     public DatagramAddress TcpAddress { get; set; }
@@ -27,7 +50,18 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
     public long LastUdpReceive { get; set; }
 
     /// <summary>When data first went out over UDP after the last authenticated packet came back; 0 while answered.</summary>
-    public long SilentSince { get; set; }
+    public long SilentSince
+    {
+        get => _silentSince;
+        set
+        {
+            _silentSince = value;
+            if (value != 0)
+            {
+                Woken?.Invoke();
+            }
+        }
+    }
 
     /// <summary>When data first went out over TCP after the last authenticated message came back; 0 while answered.</summary>
     public long TcpSilentSince { get; set; }
