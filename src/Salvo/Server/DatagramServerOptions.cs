@@ -8,7 +8,7 @@ namespace Salvo.Server;
 /// How to run a <see cref="DatagramServer"/>. Checked when the server is created (and at host start-up);
 /// a bad value is reported with its option's name.
 /// </summary>
-public sealed class DatagramServerOptions
+public sealed partial class DatagramServerOptions
 {
     /// <summary>The largest <see cref="BatchSize"/>: 1,024 datagrams (the batch types' own limit).</summary>
     public const int MaxBatchSize = 1024;
@@ -258,6 +258,15 @@ public sealed class DatagramServerOptions
         else if (Pal.Platform.Current.RefuseBackend(Backend) is string refusal)
         {
             yield return (nameof(Backend), refusal);
+        }
+
+        // Checked where the backend is refused too, so that a configuration is told everything it must change at once.
+        if (Backend == DatagramBackend.AfXdp)
+        {
+            foreach (var error in AfXdpErrors())
+            {
+                yield return error;
+            }
         }
 
         if (!Enum.IsDefined(Processing))

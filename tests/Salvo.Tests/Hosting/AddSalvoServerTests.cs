@@ -87,6 +87,20 @@ public sealed class AddSalvoServerTests
     }
 
     [Fact]
+    public async Task AddSalvoServer_OnAfXdpWithTwoWorkers_FailsStartUpNamingWorkers()
+    {
+        using var host = EchoHost(options =>
+        {
+            options.EndPoint = new IPEndPoint(IPAddress.Parse("198.18.0.1"), 0);
+            options.Backend = DatagramBackend.AfXdp;
+            options.Workers = 2;
+        });
+
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+        Assert.Contains("Workers must be 1 with Backend AfXdp", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void AddSalvoServer_WithATypeThatIsNoHandler_ThrowsNamingTheType()
     {
         var services = new ServiceCollection();
