@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -87,6 +88,7 @@ public sealed class AddSalvoServerTests
     }
 
     [Fact]
+    [SupportedOSPlatform("linux")]
     public async Task AddSalvoServer_OnAfXdpWithTwoWorkers_FailsStartUpNamingWorkers()
     {
         using var host = EchoHost(options =>

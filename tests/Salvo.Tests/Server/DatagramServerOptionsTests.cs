@@ -1,4 +1,5 @@
 using System.Net;
+using System.Runtime.Versioning;
 using Salvo.Server;
 
 namespace Salvo.Tests.Server;
@@ -45,6 +46,7 @@ public sealed class DatagramServerOptionsTests
 
     [Theory]
     [MemberData(nameof(AfXdpRefusals))]
+    [SupportedOSPlatform("linux")]
     public void Validate_OnAfXdpWithWhatItCannotTake_NamesTheOptionAndTheBackend(string option, string address, int workers)
     {
         var options = new DatagramServerOptions
@@ -61,6 +63,7 @@ public sealed class DatagramServerOptionsTests
     }
 
     [Fact]
+    [SupportedOSPlatform("linux")]
     public void Validate_OnAfXdpWithOneWorkerOnAnInterfaceAddress_FindsNothingOfItsOwn()
     {
         var options = new DatagramServerOptions
