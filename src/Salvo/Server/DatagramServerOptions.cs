@@ -59,7 +59,8 @@ public sealed partial class DatagramServerOptions
     /// Receive loops. On the Linux batched backend each worker owns a socket bound with SO_REUSEPORT to the
     /// same endpoint, so the kernel spreads flows over workers by address hash and each flow stays on one
     /// worker, in order. On the portable backend the workers share one socket, each with its own pending
-    /// receive (no per-flow order across workers). Defaults to <see cref="Environment.ProcessorCount"/>.
+    /// receive (no per-flow order across workers). On <see cref="DatagramBackend.AfXdp"/> it must be 1: one AF_XDP socket
+    /// holds every receive queue of the interface. Defaults to <see cref="Environment.ProcessorCount"/>.
     /// </summary>
     public int Workers { get; set; } = Environment.ProcessorCount;
 
