@@ -33,4 +33,13 @@ public readonly record struct DatagramSocketStatistics(
     /// deconstructs the record by position keeps compiling.
     /// </summary>
     public long? KernelDrops { get; init; }
+
+    /// <summary>
+    /// Frames for this socket's port that the backend took off the wire itself and could not deliver: not a whole
+    /// Ethernet, IPv4 or IPv6 and UDP packet to this socket (a bad IPv4 header checksum, lengths that disagree, a fragment,
+    /// another port), dropped and counted here instead of reaching <see cref="DatagramsReceived"/>. Only
+    /// <see cref="DatagramBackend.AfXdp"/> parses frames; 0 on backends that parse no frames, where the kernel checks the
+    /// headers and drops a bad packet before any socket sees it.
+    /// </summary>
+    public long MalformedFrames { get; init; }
 }

@@ -3,7 +3,7 @@ using System.Text.Json;
 namespace Salvo.Perf.Tests;
 
 /// <summary>
-/// <c>--backend auto|linux|uring|portable|afxdp</c> on loopback, server, client, rr and sweep: a bad value stops the command at
+/// <c>--backend auto|linux|uring|portable</c> on loopback, server, client, rr and sweep (and afxdp on server and rr): a bad value stops the command at
 /// start naming the option, and the chosen backend is the one the sockets report in the JSON.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
@@ -22,7 +22,36 @@ public sealed class BackendOptionTests
         var (exit, _, error) = await Cli.RunAsync(args);
 
         Assert.Equal(2, exit);
-        Assert.Contains("--backend: 'fast' is not one of auto, linux, uring, portable, afxdp.", error, StringComparison.Ordinal);
+        // salvo server and rr offer afxdp after these (an address of one interface); the others bind loopback or the wildcard.
+        Assert.Contains(command is "server" or "rr" ? "--backend: 'fast' is not one of auto, linux, uring, portable, afxdp." : "--backend: 'fast' is not one of auto, linux, uring, portable.",
+            error, StringComparison.Ordinal);
+    }
+
+    [LinuxOnlyTheory]
+    [InlineData("--workers: --backend afxdp takes 1 worker (was 2)", "-w", "2", "-B", "198.18.0.1")]
+    [InlineData("--workers: --backend afxdp takes 1 worker (was 4)", "--echo", "-w", "4", "-B", "198.18.0.1")]
+    [InlineData("-B/--bind: --backend afxdp needs the address of one network interface (was 127.0.0.1)")]
+    [InlineData("-B/--bind: --backend afxdp needs the address of one network interface (was 0.0.0.0)", "-B", "0.0.0.0")]
+    [InlineData("-B/--bind: --backend afxdp needs the address of one network interface (was ::)", "-B", "::")]
+    public async Task Server_AfXdpWithWhatItCannotTake_FailsAtStart_NamingTheOption(string expected, params string[] more)
+    {
+        var (exit, _, error) = await Cli.RunAsync(["server", "--backend", "afxdp", "-1", .. more]);
+
+        Assert.Equal(2, exit);
+        Assert.Contains(expected, error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("loopback")]
+    [InlineData("client", "127.0.0.1")]
+    public async Task AfXdp_OnACommandThatBindsLoopbackOrTheWildcard_IsNoChoice(string command, string? argument = null)
+    {
+        string[] args = argument is null ? [command, "--backend", "afxdp"] : [command, argument, "--backend", "afxdp"];
+
+        var (exit, _, error) = await Cli.RunAsync(args);
+
+        Assert.Equal(2, exit);
+        Assert.Contains("--backend: 'afxdp' is not one of auto, linux, uring, portable.", error, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -1,3 +1,4 @@
+using System.Runtime.Versioning;
 using System.Text.Json;
 using Salvo.Perf.Doctor;
 
@@ -25,6 +26,17 @@ public sealed class DoctorTests
         Assert.Contains("udp gso (UDP_SEGMENT)", checks);
         Assert.Contains("SO_REUSEPORT", checks);
         Assert.Contains(checks, c => c.StartsWith("mtu ", StringComparison.Ordinal));
+    }
+
+    [LinuxOnlyFact]
+    [SupportedOSPlatform("linux")]
+    public void Diagnose_OnLinux_SaysWhetherTheAfXdpBackendRuns_AndWhyNot()
+    {
+        var finding = Assert.Single(DoctorCommand.Diagnose().Findings, f => f.Check == "salvo AF_XDP backend");
+        var available = DatagramSocket.IsBackendAvailable(DatagramBackend.AfXdp, out var reason);
+
+        Assert.Equal(available ? FindingStatus.Ok : FindingStatus.Info, finding.Status);
+        Assert.Equal(available ? "available (salvo server --backend afxdp: one worker, bound to an interface's own address)" : $"unavailable: {reason}", finding.Value);
     }
 
     [Fact]

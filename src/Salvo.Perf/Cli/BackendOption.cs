@@ -1,21 +1,27 @@
 using System.CommandLine;
+using System.Net;
 
 namespace Salvo.Perf.Cli;
 
 /// <summary>
-/// <c>--backend auto|linux|uring|portable|afxdp</c>: which <see cref="DatagramBackend"/> the command's Salvo sockets use, so the
-/// portable backend can be measured on Linux too. Reports name the backend each socket actually used.
+/// <c>--backend auto|linux|uring|portable</c> (and <c>afxdp</c> where a command can bind one interface's address with one
+/// worker): which <see cref="DatagramBackend"/> the command's Salvo sockets use, so the portable backend can be measured on
+/// Linux too. Reports name the backend each socket actually used.
 /// </summary>
 internal static class BackendOption
 {
     public const string Name = "--backend";
 
-    public static Option<string> Create(string appliesTo) => CommonOptions.Choice(Name,
+    private const string AfXdpChoice = "afxdp";
+
+    /// <param name="appliesTo">What the option sets, for its description.</param>
+    /// <param name="afXdp">Whether the command offers afxdp: only one that binds an address given on its command line.</param>
+    public static Option<string> Create(string appliesTo, bool afXdp = false) => CommonOptions.Choice(Name,
         $"Backend of {appliesTo}: auto (Linux batched where available, else portable), linux (recvmmsg/sendmmsg, Linux only), " +
-        "uring (io_uring: multishot receive on a shared ring, Linux only; linux where the kernel refuses it), " +
-        "portable (System.Net.Sockets, one datagram per call) or afxdp (AF_XDP: an XDP program hands the port's frames to rings shared " +
-        "with the process, Linux only, root; the socket must be bound to an interface's own address).",
-        "auto", "linux", "uring", "portable", "afxdp");
+        "uring (io_uring: multishot receive on a shared ring, Linux only; linux where the kernel refuses it) " +
+        "or portable (System.Net.Sockets, one datagram per call)" +
+        (afXdp ? ", or afxdp (AF_XDP: an XDP program and the interface's rings; Linux only, root, one worker bound to the interface's own address)." : "."),
+        afXdp ? ["auto", "linux", "uring", "portable", AfXdpChoice] : ["auto", "linux", "uring", "portable"]);
 
     /// <summary><c>--afxdp-busy-poll</c>: AF_XDP sockets spin on their rings instead of sleeping in poll(2) (<see cref="DatagramSocketOptions.AfXdpBusyPoll"/>).</summary>
     public static Option<bool> AfXdpBusyPoll(string appliesTo) => new("--afxdp-busy-poll")
@@ -38,11 +44,39 @@ internal static class BackendOption
     /// <summary>The backend asked for; linux, uring or afxdp on another OS fails here, naming the option, not when a socket opens.</summary>
     public static DatagramBackend Read(ParseResult parse, Option<string> option) => parse.GetValue(option) switch
     {
-        "linux" or "uring" or "afxdp" when !OperatingSystem.IsLinux() => throw new CliException($"{Name}: {parse.GetValue(option)} needs Linux; use auto or portable."),
+        "linux" or "uring" or AfXdpChoice when !OperatingSystem.IsLinux() => throw new CliException($"{Name}: {parse.GetValue(option)} needs Linux; use auto or portable."),
         "linux" => DatagramBackend.LinuxBatched,
         "uring" => DatagramBackend.IoUring,
         "portable" => DatagramBackend.Portable,
-        "afxdp" => DatagramBackend.AfXdp,
+        AfXdpChoice when OperatingSystem.IsLinux() => DatagramBackend.AfXdp,
         _ => DatagramBackend.Auto,
     };
+
+    /// <summary>
+    /// Refuses at start what AF_XDP cannot take, naming the option: more than one worker (one AF_XDP socket serves every
+    /// receive queue of the interface, so a second worker's socket cannot bind them), an address that is no one interface's
+    /// (the wildcard or loopback), and a host where the backend does not run (with the library's reason).
+    /// </summary>
+    public static void RefuseAfXdpMisfit(DatagramBackend backend, int workers, IPAddress address)
+    {
+        if (OperatingSystem.IsLinux() && backend == DatagramBackend.AfXdp)
+        {
+            if (workers > 1)
+            {
+                throw new CliException(
+                    $"--workers: {Name} {AfXdpChoice} takes 1 worker (was {workers}): one AF_XDP socket serves every receive queue of the interface, so a second worker's socket cannot bind them.");
+            }
+
+            if (address.Equals(IPAddress.Any) || address.Equals(IPAddress.IPv6Any) || IPAddress.IsLoopback(address))
+            {
+                throw new CliException(
+                    $"-B/--bind: {Name} {AfXdpChoice} needs the address of one network interface (was {address}): the XDP program and the AF_XDP socket live on that interface.");
+            }
+
+            if (!DatagramSocket.IsBackendAvailable(DatagramBackend.AfXdp, out var reason))
+            {
+                throw new CliException($"{Name}: {AfXdpChoice} does not run here: {reason}");
+            }
+        }
+    }
 }

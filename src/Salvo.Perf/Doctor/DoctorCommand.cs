@@ -46,6 +46,7 @@ internal static class DoctorCommand
         if (OperatingSystem.IsLinux())
         {
             findings.Add(IoUringProbe.Run());
+            findings.Add(AfXdpBackendProbe.Run());
         }
 
         return new DoctorReport("doctor", EnvironmentInfo.Capture(), findings);

@@ -31,7 +31,7 @@ internal static class LabReceiveCommand
         var time = CommonOptions.Seconds("--time", "-t", 2, "Measured seconds from the first datagram.");
         var firstWait = CommonOptions.Seconds("--first-wait", null, 10, "Seconds to wait for the first datagram.");
         var warmup = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds after the first datagram (the JIT's tiers settle).", allowZero: true);
-        var backend = BackendOption.Create("the receiving socket");
+        var backend = BackendOption.Create("the receiving socket", afXdp: true);
         var busyPoll = BackendOption.AfXdpBusyPoll("the receiving socket");
         var command = new Command("receive", "Internal: the receiver 'salvo lab' runs in its namespace B.") { Hidden = true };
         foreach (var option in new Option[] { bind, port, size, time, firstWait, warmup, backend, busyPoll })

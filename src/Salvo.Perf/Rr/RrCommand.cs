@@ -134,7 +134,7 @@ internal static class RrCommand
         public Option<int> ResponderCpu { get; } = CommonOptions.Int("--responder-cpu", null, "CPU", -1, -1, 1023,
             "CPU for the in-process responder's thread; -1 = the second allowed CPU. Equal to --client-cpu to measure both ends on one core.");
 
-        public Option<string> Backend { get; } = BackendOption.Create("the client sockets and the in-process responder's socket (a remote --server chooses its own)");
+        public Option<string> Backend { get; } = BackendOption.Create("the client sockets and the in-process responder's socket (a remote --server chooses its own)", afXdp: true);
 
         public Option<bool> AfXdpBusyPoll { get; } = BackendOption.AfXdpBusyPoll("the client sockets");
 

@@ -19,7 +19,7 @@ internal static class ServerCommand
         var bind = CommonOptions.Bind("Address to listen on.");
         var workers = CommonOptions.Int("--workers", "-w", "COUNT", 1, 1, CommonOptions.MaxWorkers, "UDP receive workers: sockets sharing the port with SO_REUSEPORT, one thread each.");
         var interval = CommonOptions.Seconds("--interval", "-i", 1, "Seconds between interval reports; 0 = none.", allowZero: true);
-        var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)");
+        var backend = BackendOption.Create("the server's sockets (receivers, or senders for -R tests)", afXdp: true);
         var busyPoll = BackendOption.AfXdpBusyPoll("the server's receive sockets");
         var oneOff = new Option<bool>("--one-off", "-1") { Description = "Serve one test, then exit. Only a client that completes the control handshake counts: a connection that sends nothing " +
                 "(a port scan, nc -z) or garbage is closed with the reason logged, within 10 s, and the server keeps waiting. Defaults to serving until Ctrl+C or SIGTERM." };
@@ -41,11 +41,13 @@ internal static class ServerCommand
         command.SetAction((parse, cancellationToken) =>
         {
             var address = CommonOptions.ParseAddress(parse.GetValue(bind)!, "-B/--bind");
+            var chosen = BackendOption.Read(parse, backend);
+            BackendOption.RefuseAfXdpMisfit(chosen, parse.GetValue(workers), address);
             if (echo.Read(parse, oneOff) is { } echoSettings)
             {
                 RefuseWithEcho(parse, sockperfIdle);
                 RefuseWithEcho(parse, sockperfMax);
-                return EchoCommand.RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings with { Backend = BackendOption.Read(parse, backend) }, cancellationToken);
+                return EchoCommand.RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), echoSettings with { Backend = chosen }, cancellationToken);
             }
 
             var limits = defaults with
@@ -53,7 +55,7 @@ internal static class ServerCommand
                 SockperfIdleTimeout = TimeSpan.FromSeconds(parse.GetValue(sockperfIdle)),
                 SockperfMaxConnections = parse.GetValue(sockperfMax),
             };
-            return RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), BackendOption.Read(parse, backend), cancellationToken, limits, parse.GetValue(busyPoll));
+            return RunAsync(console, address, parse.GetValue(port), parse.GetValue(workers), parse.GetValue(interval), parse.GetValue(oneOff), chosen, cancellationToken, limits, parse.GetValue(busyPoll));
         });
         return command;
     }

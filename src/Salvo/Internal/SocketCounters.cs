@@ -13,6 +13,7 @@ internal sealed class SocketCounters
     private long _icmpErrors;
     private long _sendErrors;
     private long _gsoFallbacks;
+    private long _malformedFrames;
 
     public void OnReceived(int datagrams, long bytes, int truncated)
     {
@@ -40,6 +41,8 @@ internal sealed class SocketCounters
 
     public void OnGsoFallback() => Interlocked.Increment(ref _gsoFallbacks);
 
+    public void OnMalformedFrame() => Interlocked.Increment(ref _malformedFrames);
+
     public DatagramSocketStatistics Snapshot() => new(
         Interlocked.Read(ref _datagramsReceived),
         Interlocked.Read(ref _bytesReceived),
@@ -50,5 +53,8 @@ internal sealed class SocketCounters
         Interlocked.Read(ref _truncated),
         Interlocked.Read(ref _icmpErrors),
         Interlocked.Read(ref _sendErrors),
-        Interlocked.Read(ref _gsoFallbacks));
+        Interlocked.Read(ref _gsoFallbacks))
+    {
+        MalformedFrames = Interlocked.Read(ref _malformedFrames),
+    };
 }

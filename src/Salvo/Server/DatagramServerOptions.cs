@@ -8,7 +8,7 @@ namespace Salvo.Server;
 /// How to run a <see cref="DatagramServer"/>. Checked when the server is created (and at host start-up);
 /// a bad value is reported with its option's name.
 /// </summary>
-public sealed class DatagramServerOptions
+public sealed partial class DatagramServerOptions
 {
     /// <summary>The largest <see cref="BatchSize"/>: 1,024 datagrams (the batch types' own limit).</summary>
     public const int MaxBatchSize = 1024;
@@ -59,7 +59,8 @@ public sealed class DatagramServerOptions
     /// Receive loops. On the Linux batched backend each worker owns a socket bound with SO_REUSEPORT to the
     /// same endpoint, so the kernel spreads flows over workers by address hash and each flow stays on one
     /// worker, in order. On the portable backend the workers share one socket, each with its own pending
-    /// receive (no per-flow order across workers). Defaults to <see cref="Environment.ProcessorCount"/>.
+    /// receive (no per-flow order across workers). On <see cref="DatagramBackend.AfXdp"/> it must be 1: one AF_XDP socket
+    /// holds every receive queue of the interface. Defaults to <see cref="Environment.ProcessorCount"/>.
     /// </summary>
     public int Workers { get; set; } = Environment.ProcessorCount;
 
@@ -258,6 +259,15 @@ public sealed class DatagramServerOptions
         else if (Pal.Platform.Current.RefuseBackend(Backend) is string refusal)
         {
             yield return (nameof(Backend), refusal);
+        }
+
+        // Checked where the backend is refused too, so that a configuration is told everything it must change at once.
+        if (Backend == DatagramBackend.AfXdp)
+        {
+            foreach (var error in AfXdpErrors())
+            {
+                yield return error;
+            }
         }
 
         if (!Enum.IsDefined(Processing))

@@ -47,6 +47,14 @@ public readonly record struct DatagramServerStatistics(
     /// </summary>
     public long BusyPollDatagrams { get; init; }
 
+    /// <summary>
+    /// Frames for the server's port that the sockets' backend took off the wire and could not deliver (see
+    /// <see cref="DatagramSocketStatistics.MalformedFrames"/>); never part of <see cref="DatagramsReceived"/>. 0 on backends
+    /// that parse no frames (every backend but <see cref="DatagramBackend.AfXdp"/>). A property rather than a constructor
+    /// parameter, so code that builds or deconstructs the record by position keeps compiling.
+    /// </summary>
+    public long MalformedFrames { get; init; }
+
     /// <summary>Datagrams the server dropped after receiving them, all reasons (kernel drops not included).</summary>
     public long DatagramsDropped => DroppedQueueFull + DroppedTruncated + DroppedAtStop;
 }

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -84,6 +85,21 @@ public sealed class AddSalvoServerTests
 
         var error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
         Assert.Contains(option, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    [SupportedOSPlatform("linux")]
+    public async Task AddSalvoServer_OnAfXdpWithTwoWorkers_FailsStartUpNamingWorkers()
+    {
+        using var host = EchoHost(options =>
+        {
+            options.EndPoint = new IPEndPoint(IPAddress.Parse("198.18.0.1"), 0);
+            options.Backend = DatagramBackend.AfXdp;
+            options.Workers = 2;
+        });
+
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+        Assert.Contains("Workers must be 1 with Backend AfXdp", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

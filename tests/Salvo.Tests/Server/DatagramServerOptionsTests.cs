@@ -1,4 +1,5 @@
 using System.Net;
+using System.Runtime.Versioning;
 using Salvo.Server;
 
 namespace Salvo.Tests.Server;
@@ -33,6 +34,47 @@ public sealed class DatagramServerOptionsTests
         Assert.Equal(option, error.ParamName);
         Assert.Contains(option, error.Message, StringComparison.Ordinal);
         Assert.Throws<ArgumentException>(() => new DatagramServer(options, new EchoHandler()));
+    }
+
+    public static TheoryData<string, string, int> AfXdpRefusals => new()
+    {
+        { nameof(DatagramServerOptions.Workers), "198.18.0.1", 2 },
+        { nameof(DatagramServerOptions.EndPoint), "0.0.0.0", 1 },
+        { nameof(DatagramServerOptions.EndPoint), "::", 1 },
+        { nameof(DatagramServerOptions.EndPoint), "127.0.0.1", 1 },
+    };
+
+    [Theory]
+    [MemberData(nameof(AfXdpRefusals))]
+    [SupportedOSPlatform("linux")]
+    public void Validate_OnAfXdpWithWhatItCannotTake_NamesTheOptionAndTheBackend(string option, string address, int workers)
+    {
+        var options = new DatagramServerOptions
+        {
+            Backend = DatagramBackend.AfXdp,
+            EndPoint = new IPEndPoint(IPAddress.Parse(address), 0),
+            Workers = workers,
+        };
+
+        var error = Assert.Single(options.GetErrors(), e => e.StartsWith(option, StringComparison.Ordinal));
+        Assert.Contains("AfXdp", error, StringComparison.Ordinal);
+        Assert.Contains(option == nameof(DatagramServerOptions.Workers) ? $"was {workers}" : $"was {address}", error, StringComparison.Ordinal);
+        Assert.Throws<ArgumentException>(() => new DatagramServer(options, new EchoHandler()));
+    }
+
+    [Fact]
+    [SupportedOSPlatform("linux")]
+    public void Validate_OnAfXdpWithOneWorkerOnAnInterfaceAddress_FindsNothingOfItsOwn()
+    {
+        var options = new DatagramServerOptions
+        {
+            Backend = DatagramBackend.AfXdp,
+            EndPoint = new IPEndPoint(IPAddress.Parse("198.18.0.1"), 0),
+            Workers = 1,
+        };
+
+        Assert.DoesNotContain(options.GetErrors(), e => e.StartsWith(nameof(DatagramServerOptions.Workers), StringComparison.Ordinal) ||
+            e.StartsWith(nameof(DatagramServerOptions.EndPoint), StringComparison.Ordinal));
     }
 
     [Fact]

@@ -42,6 +42,9 @@ internal sealed class ServerMetrics : IDisposable
         meter.CreateObservableCounter(
             "salvo.server.kernel.drops", () => Observe(s => s.KernelDrops), "{datagram}",
             "Datagrams the kernel dropped on the server's sockets because the receive buffer was full (Linux: SO_MEMINFO).");
+        meter.CreateObservableCounter(
+            "salvo.server.frames.malformed", () => Observe(s => s.MalformedFrames), "{frame}",
+            "Frames for the server's port that an AF_XDP socket took off the wire and could not deliver (0 on other backends).");
     }
 
     /// <summary>The meter outlives the server: its instruments then report nothing more.</summary>

@@ -53,12 +53,16 @@ internal sealed class WorkerCounters
         kernelDrops)
     {
         BusyPollDatagrams = Interlocked.Read(ref _busyPollDatagrams),
+        MalformedFrames = socket.MalformedFrames,
     };
 
     /// <summary>A socket's traffic as server statistics, every other figure 0.</summary>
     public static DatagramServerStatistics Traffic(in DatagramSocketStatistics socket) => new(
         socket.DatagramsReceived, socket.BytesReceived, socket.ReceiveCalls, 0, socket.DatagramsSent, socket.BytesSent, socket.SendErrors,
-        0, 0, 0, 0, 0, 0, null);
+        0, 0, 0, 0, 0, 0, null)
+    {
+        MalformedFrames = socket.MalformedFrames,
+    };
 
     /// <summary>The sum of two snapshots; <see cref="DatagramServerStatistics.KernelDrops"/> is <paramref name="total"/>'s.</summary>
     public static DatagramServerStatistics Add(in DatagramServerStatistics total, in DatagramServerStatistics s) => total with
@@ -76,6 +80,7 @@ internal sealed class WorkerCounters
         HandlerErrors = total.HandlerErrors + s.HandlerErrors,
         ReceiveErrors = total.ReceiveErrors + s.ReceiveErrors,
         BusyPollDatagrams = total.BusyPollDatagrams + s.BusyPollDatagrams,
+        MalformedFrames = total.MalformedFrames + s.MalformedFrames,
         QueueDepth = total.QueueDepth + s.QueueDepth,
     };
 

@@ -9,7 +9,6 @@ internal sealed partial class AfXdpDatagramPal
     // host reach it there, and a spinning receiver must not make a system call per spin to find them.
     private const int KernelLookInterval = 64;
 
-    private long _malformed;
     private long _kernelSends;
     private int _nextQueue;
     private int _emptyTakes;
@@ -81,7 +80,7 @@ internal sealed partial class AfXdpDatagramPal
             if (UdpFrameParser.TryParse(frame, out var parsed, verifyUdpChecksum: false) != UdpFrameStatus.Ok ||
                 parsed.Destination.Port != _local.Port)
             {
-                Interlocked.Increment(ref _malformed);
+                Counters.OnMalformedFrame();
                 continue;
             }
 

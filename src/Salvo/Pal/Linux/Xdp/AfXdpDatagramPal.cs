@@ -131,7 +131,7 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
     internal XdpRedirect Redirect => _redirect;
 
     /// <summary>Frames the program handed over that were not whole UDP datagrams to this socket: counted, not delivered.</summary>
-    internal long MalformedFrames => Interlocked.Read(ref _malformed);
+    internal long MalformedFrames => Counters.Snapshot().MalformedFrames;
 
     /// <summary>Datagrams sent through the UDP socket because the neighbour's Ethernet address was not yet known, or the route leaves by another interface.</summary>
     internal long KernelSends => Interlocked.Read(ref _kernelSends);
