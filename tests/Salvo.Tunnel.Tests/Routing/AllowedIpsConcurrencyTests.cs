@@ -21,8 +21,10 @@ public sealed class AllowedIpsConcurrencyTests
         var address = IPAddress.Parse("10.1.2.3").GetAddressBytes();
         using var stop = new CancellationTokenSource();
         long lookups = 0, misses = 0;
+        using var readerStarted = new ManualResetEventSlim();
         var reader = Task.Run(() =>
         {
+            readerStarted.Set();
             while (!stop.IsCancellationRequested)
             {
                 // 10.0.0.0/8 stays the owner's in both sets; 10.1.2.0/24 comes and goes but is the owner's too.
@@ -35,6 +37,8 @@ public sealed class AllowedIpsConcurrencyTests
             }
         });
 
+        // On a loaded machine the reader's thread may start only after 20,000 replacements: wait for it, or nothing overlaps.
+        Assert.True(readerStarted.Wait(TimeSpan.FromSeconds(30)), "the reading thread did not start");
         for (var round = 0; round < 20_000; round++)
         {
             routes.Replace(owner, round % 2 == 0 ? second : first);
