@@ -24,7 +24,6 @@ public sealed class AllowedIpsConcurrencyTests
         using var readerStarted = new ManualResetEventSlim();
         var reader = Task.Run(() =>
         {
-            readerStarted.Set();
             while (!stop.IsCancellationRequested)
             {
                 // 10.0.0.0/8 stays the owner's in both sets; 10.1.2.0/24 comes and goes but is the owner's too.
@@ -33,7 +32,10 @@ public sealed class AllowedIpsConcurrencyTests
                     Interlocked.Increment(ref misses);
                 }
 
-                lookups++;
+                if (++lookups == 1)
+                {
+                    readerStarted.Set();
+                }
             }
         });
 
