@@ -204,7 +204,7 @@ public sealed class TunnelDevice : IDisposable
                 listener?.Abandon();
                 if (rebound is null && mark != FwMark && step == "fwmark")
                 {
-                    // The UDP socket may carry the new mark already; put the old one back (allowed: it was set before).
+                    // The UDP socket took the new mark and the listener refused it: put the old one back, so nothing changed.
                     TrySetMark(_socket, FwMark);
                 }
 
@@ -242,6 +242,7 @@ public sealed class TunnelDevice : IDisposable
         }
         catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
         {
+            // The socket took this mark before, so a refusal here is not expected; the change is refused either way.
         }
     }
 
