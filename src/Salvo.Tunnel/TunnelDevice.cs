@@ -70,7 +70,7 @@ public sealed class TunnelDevice : IDisposable
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
         _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram), flushesDevice: true), _logger,
-            peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off));
+            peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off), mark: configuration.FwMark);
         Engine.UseTcpPaths(_tcp);
         if (logger is not null)
         {
@@ -87,7 +87,10 @@ public sealed class TunnelDevice : IDisposable
     /// <summary>The UDP socket in use now, for tests that read its options.</summary>
     internal DatagramSocket UdpSocket => _socket;
 
-    /// <summary>The firewall mark (SO_MARK) of the tunnel's UDP socket; 0 when none is set.</summary>
+    /// <summary>The TCP fallback, for tests that read its sockets' options.</summary>
+    internal TcpPaths TcpPaths => _tcp;
+
+    /// <summary>The firewall mark (SO_MARK) of the tunnel's UDP socket and of the TCP fallback's listener and new connections; 0 when none is set.</summary>
     public uint FwMark { get; private set; }
 
     /// <summary>The device packets come from and go to, for tests that look at its offload counts.</summary>
@@ -158,9 +161,10 @@ public sealed class TunnelDevice : IDisposable
     }
 
     /// <summary>
-    /// Applies a checked change (a UAPI <c>set=1</c>): a new listen port is bound and the firewall mark set before
-    /// anything else changes, so a port in use or a refused mark changes nothing; then the engine applies the rest
-    /// under its lock, and the new socket takes over. The old socket closes once both loops have left it.
+    /// Applies a checked change (a UAPI <c>set=1</c>): a new listen port is bound (UDP, then the TCP fallback's
+    /// listener on the same number) and the firewall mark set before anything else changes, so a port in use or a
+    /// refused mark changes nothing; then the engine applies the rest under its lock, and the new sockets take over.
+    /// The old UDP socket closes once both loops have left it; the old listener stops accepting at once.
     /// </summary>
     /// <returns>0, or the UAPI errno, with <paramref name="error"/> saying why.</returns>
     internal int Configure(Control.TunnelChange change, out string? error)
@@ -170,31 +174,50 @@ public sealed class TunnelDevice : IDisposable
         lock (_configureGate)
         {
             DatagramSocket? rebound = null;
+            TcpPaths.Listener? listener = null;
+            var mark = change.FwMark ?? FwMark;
+            var step = "fwmark";
             try
             {
                 if (change.ListenPort is { } port && port != ListenPort)
                 {
+                    step = $"listen_port {port}";
                     rebound = BindDualStack(port);
+                    step = $"listen_port {port} (TCP fallback listener on {rebound.LocalEndPoint.Port})";
+                    listener = _tcp.Listen(rebound.LocalEndPoint.Port, mark);
+                    step = "fwmark";
                 }
 
-                var mark = change.FwMark ?? FwMark;
                 if (rebound is not null ? mark != 0 : mark != FwMark)
                 {
                     SetMark(rebound ?? _socket, mark);
+                }
+
+                if (rebound is null && mark != FwMark)
+                {
+                    _tcp.SetMark(mark);
                 }
             }
             catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
             {
                 rebound?.Dispose();
-                error = change.ListenPort is { } port && rebound is null ? $"listen_port {port}: {e.Message}" : $"fwmark: {e.Message}";
+                listener?.Abandon();
+                if (rebound is null && mark != FwMark && step == "fwmark")
+                {
+                    // The UDP socket took the new mark and the listener refused it: put the old one back, so nothing changed.
+                    TrySetMark(_socket, FwMark);
+                }
+
+                error = $"{step}: {e.Message}";
                 return Control.UapiErrno.PortInUse;
             }
 
             var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
             Engine.Configure(change, output);
-            FwMark = change.FwMark ?? FwMark;
+            FwMark = mark;
             if (rebound is not null)
             {
+                _tcp.ReplaceListener(listener, mark);
                 var old = _socket;
                 _socket = rebound;
                 RetireSocket(old);
@@ -210,6 +233,18 @@ public sealed class TunnelDevice : IDisposable
         _ = Task.Delay(5 * TunnelEngine.TickInterval).ContinueWith(_ => socket.Dispose(), TaskScheduler.Default);
 
     private static void SetMark(DatagramSocket socket, uint mark) => Pal.TunnelPlatform.Current.SetSocketMark(socket.Socket, mark);
+
+    private static void TrySetMark(DatagramSocket socket, uint mark)
+    {
+        try
+        {
+            SetMark(socket, mark);
+        }
+        catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
+        {
+            // The socket took this mark before, so a refusal here is not expected; the change is refused either way.
+        }
+    }
 
     /// <summary>One socket for IPv4 and IPv6 peers ([::] with IPV6_V6ONLY off); IPv4 alone where the host has no IPv6.</summary>
     private static DatagramSocket BindDualStack(int port)

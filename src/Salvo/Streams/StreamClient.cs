@@ -51,6 +51,7 @@ public sealed class StreamClient : IAsyncDisposable
         try
         {
             _host.Configure(socket);
+            _host.ConfigureSocket?.Invoke(socket);
             if (local is not null)
             {
                 if (local.Port == 0)

@@ -60,6 +60,15 @@ public class StreamOptions
     /// </summary>
     public int? SocketReceiveBufferSize { get; set; }
 
+    /// <summary>
+    /// Called with each socket before it binds or connects: a server's listener before bind, each socket a client
+    /// opens before bind and connect, so that options the kernel reads when it picks a route or a port apply (for
+    /// example SO_MARK for policy routing, SO_BINDTODEVICE). Accepted sockets are not passed: they are connected
+    /// already, and Linux copies the listener's options (its mark included) to each. An exception it throws fails
+    /// that start or connect and closes the socket. Defaults to null (nothing beyond the options above).
+    /// </summary>
+    public Action<System.Net.Sockets.Socket>? ConfigureSocket { get; set; }
+
     /// <summary>Where connections log opens, closes and their reasons. Defaults to null (no logging).</summary>
     public ILogger? Logger { get; set; }
 

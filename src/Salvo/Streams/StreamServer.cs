@@ -73,6 +73,7 @@ public sealed class StreamServer : IAsyncDisposable
 
             // Set on the listener so that accepted sockets inherit the buffer sizes before the window is negotiated.
             _host.Configure(listener);
+            _host.ConfigureSocket?.Invoke(listener);
             listener.Bind(endPoint);
             listener.Listen(_options.Backlog);
         }

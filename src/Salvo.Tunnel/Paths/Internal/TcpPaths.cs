@@ -23,10 +23,13 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     private readonly TunnelEngine _engine;
     private readonly Func<IBatchedOutput> _createOutput;
     private readonly int _maxMessage;
-    private readonly StreamServer? _server;
+    private readonly int _peers;
+    private readonly LengthPrefixFramer _framer;
     private readonly StreamClient _client;
     private readonly ConcurrentDictionary<DatagramAddress, StreamConnection> _connections = new();
     private readonly CancellationTokenSource _stop = new();
+    private Listener? _listener;
+    private volatile uint _mark;
     private long _nextId;
     private long _sendDrops;
 
@@ -36,41 +39,114 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     /// <param name="createOutput">An output for the engine's answers to one connection's messages.</param>
     /// <param name="logger">Where a listener that cannot start is reported.</param>
     /// <param name="peers">Peers that may fall back to TCP; 0 opens no listener.</param>
-    public TcpPaths(TunnelEngine engine, int port, int maxMessage, Func<IBatchedOutput> createOutput, ILogger logger, int peers)
+    /// <param name="mark">The firewall mark (SO_MARK) of the listener and of each connection this end opens; 0 sets none.</param>
+    public TcpPaths(TunnelEngine engine, int port, int maxMessage, Func<IBatchedOutput> createOutput, ILogger logger, int peers, uint mark)
     {
         _engine = engine;
         _createOutput = createOutput;
         _maxMessage = maxMessage;
-        var framer = new LengthPrefixFramer(maxMessage);
-        _client = new StreamClient(new StreamClientOptions { Framer = framer, MaxSendQueueBytes = SendQueueBytes, ConnectTimeout = TimeSpan.FromSeconds(3) }, this);
-        if (peers == 0)
+        _peers = peers;
+        _mark = mark;
+        _framer = new LengthPrefixFramer(maxMessage);
+
+        // The mark is set before connect: the route is chosen then, and wg-quick's full-tunnel rules send only marked
+        // packets around the tunnel (an unmarked connection to the peer would be routed into the tunnel itself).
+        _client = new StreamClient(
+            new StreamClientOptions
+            {
+                Framer = _framer,
+                MaxSendQueueBytes = SendQueueBytes,
+                ConnectTimeout = TimeSpan.FromSeconds(3),
+                ConfigureSocket = socket => Mark(socket, _mark),
+            },
+            this);
+        try
         {
-            return;
+            _listener = Listen(port, mark);
+        }
+        catch (SocketException e)
+        {
+            // The tunnel still works over UDP; only this end's TCP fallback is missing.
+            TunnelLog.TcpListenerFailed(logger, port, e.Message);
+        }
+    }
+
+    /// <summary>The listening socket, for tests that read its options; null when there is no listener.</summary>
+    internal Socket? ListenerSocket => _listener?.Socket;
+
+    /// <summary>Sees each socket of the TCP fallback (listeners and the connections this end opens) once marked, before it binds or connects (tests read its mark).</summary>
+    internal Action<Socket>? SocketConfigured { get; set; }
+
+    /// <summary>
+    /// Starts a listener on <paramref name="port"/> (both address families) with <paramref name="mark"/>, not yet in
+    /// use: <see cref="ReplaceListener"/> takes it over, <see cref="Listener.Abandon"/> drops it. Null when no peer may
+    /// fall back to TCP.
+    /// </summary>
+    /// <exception cref="SocketException">The port is taken on TCP, or the kernel refused the mark.</exception>
+    public Listener? Listen(int port, uint mark)
+    {
+        if (_peers == 0)
+        {
+            return null;
         }
 
         // Anyone may connect before a message authenticates, and each connection holds about 200 KB of buffers:
         // a few per peer cover both ends dialing at once and a reconnect while the old connection closes.
+        Socket? socket = null;
         var server = new StreamServer(
             new StreamServerOptions
             {
                 EndPoint = new IPEndPoint(Socket.OSSupportsIPv6 ? IPAddress.IPv6Any : IPAddress.Any, port),
-                Framer = framer,
+                Framer = _framer,
                 MaxSendQueueBytes = SendQueueBytes,
-                MaxConnections = 16 + (4 * peers),
+                MaxConnections = 16 + (4 * _peers),
+                ConfigureSocket = listener =>
+                {
+                    socket = listener;
+                    Mark(listener, mark);
+                },
             },
             this);
         try
         {
             server.Start();
-            _server = server;
         }
-        catch (SocketException e)
+        catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
         {
-            // The tunnel still works over UDP; only this end's TCP fallback is missing. A server that never started has
-            // no connection to close, so its stop completes at once.
+            // A server that never started has no connection to close, so its stop completes at once.
             server.StopAsync().GetAwaiter().GetResult();
-            TunnelLog.TcpListenerFailed(logger, port, e.Message);
+            throw;
         }
+
+        return new Listener(server, socket!);
+    }
+
+    /// <summary>
+    /// Puts <paramref name="listener"/> (from <see cref="Listen"/>, marked <paramref name="mark"/>) in place of the one
+    /// in use, which stops accepting at once, and marks the connections this end opens from now on with
+    /// <paramref name="mark"/>. Connections the old listener accepted close gracefully: the peers that dialed them
+    /// reach this end again once they learn the new port, as over UDP.
+    /// </summary>
+    public void ReplaceListener(Listener? listener, uint mark)
+    {
+        _mark = mark;
+        var old = Interlocked.Exchange(ref _listener, listener);
+        _ = old?.Server.StopAsync();
+    }
+
+    /// <summary>
+    /// Sets the mark of the listener in use (connections accepted from now on inherit it) and of each connection this
+    /// end opens from now on. Connections open now keep the mark they were opened with: their route was chosen then.
+    /// </summary>
+    /// <exception cref="SocketException">The kernel refused the mark.</exception>
+    public void SetMark(uint mark)
+    {
+        if (_listener is { } listener)
+        {
+            Pal.TunnelPlatform.Current.SetSocketMark(listener.Socket, mark);
+        }
+
+        _mark = mark;
     }
 
     /// <summary>Messages dropped because their connection was gone or had <see cref="SendQueueBytes"/> queued.</summary>
@@ -132,7 +208,7 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     {
         _stop.Cancel();
         // Each waits for its connections' CloseTimeout at most; the tunnel is going down, so bound the whole wait.
-        var closing = Task.WhenAll(_client.DisposeAsync().AsTask(), _server?.StopAsync() ?? Task.CompletedTask);
+        var closing = Task.WhenAll(_client.DisposeAsync().AsTask(), _listener?.Server.StopAsync() ?? Task.CompletedTask);
         closing.Wait(TimeSpan.FromSeconds(2));
         _stop.Dispose();
     }
@@ -169,6 +245,28 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         }
 
         await connection.CloseAsync().ConfigureAwait(false);
+    }
+
+    private void Mark(Socket socket, uint mark)
+    {
+        // A new socket has no mark: 0 needs no call (and none on a platform without marks).
+        if (mark != 0)
+        {
+            Pal.TunnelPlatform.Current.SetSocketMark(socket, mark);
+        }
+
+        SocketConfigured?.Invoke(socket);
+    }
+
+    /// <summary>A started TCP listener and its socket (whose mark a live change sets).</summary>
+    internal sealed class Listener(StreamServer server, Socket socket)
+    {
+        public StreamServer Server { get; } = server;
+
+        public Socket Socket { get; } = socket;
+
+        /// <summary>Closes a listener that never took over; it has no connection yet.</summary>
+        public void Abandon() => Server.StopAsync().GetAwaiter().GetResult();
     }
 
     /// <summary>One connection's name, receive buffer and output (the handler runs one message at a time per connection).</summary>

@@ -33,6 +33,7 @@ internal sealed class StreamHost : IDisposable
         NoDelay = options.NoDelay;
         SocketSendBufferSize = options.SocketSendBufferSize;
         SocketReceiveBufferSize = options.SocketReceiveBufferSize;
+        ConfigureSocket = options.ConfigureSocket;
         Logger = options.Logger ?? NullLogger.Instance;
         Metrics = new StreamMetrics(options.MeterFactory);
         Pool = options.BufferPool ?? (_ownedPool = new PinnedBufferPool());
@@ -74,6 +75,9 @@ internal sealed class StreamHost : IDisposable
     public int? SocketSendBufferSize { get; }
 
     public int? SocketReceiveBufferSize { get; }
+
+    /// <summary>The caller's own options for listeners and connecting sockets (not accepted ones); see <see cref="StreamOptions.ConfigureSocket"/>.</summary>
+    public Action<Socket>? ConfigureSocket { get; }
 
     /// <summary>Applies the per-socket options; before connect on a client, so that the window is negotiated with them.</summary>
     public void Configure(Socket socket)
