@@ -10,13 +10,12 @@ namespace Salvo.Tunnel;
 /// <summary>
 /// Runs a tunnel: a UDP socket (Salvo's <see cref="DatagramSocket"/>, batched receive and send), a TUN device and
 /// the engine between them, on two dedicated threads. Device to network: read a batch of packets (super-packets cut
-/// by the device), encrypt, batched sends (runs to one peer leave as GSO messages; after
-/// <see cref="PeerBurst.DefaultLimit"/> datagrams to one peer the thread gives up its core, <see cref="PeerBurst"/>).
-/// Network to device: receive a batch of datagrams (GRO buffers split by the socket), decrypt in place, write the
-/// packets (joined again by the device), flush. Each loop waits at most 100 ms (the engine's tick), so timers run and
-/// <see cref="Dispose"/> returns promptly. A receive that fails (from the socket or the device) does not end its loop:
-/// it is counted in <see cref="ReceiveErrors"/>, logged at most once a second and followed by a 10 ms pause
-/// (<see cref="ReceiveErrorPolicy"/>, as the library's server workers do).
+/// by the device), encrypt, one batched send (runs to one peer leave as GSO messages). Network to device: receive a
+/// batch of datagrams (GRO buffers split by the socket), decrypt in place, write the packets (joined again by the
+/// device), flush. Each loop waits at most 100 ms (the engine's tick), so timers run and <see cref="Dispose"/> returns
+/// promptly. A receive that fails (from the socket or the device) does not end its loop: it is counted in
+/// <see cref="ReceiveErrors"/>, logged at most once a second and followed by a 10 ms pause (<see cref="ReceiveErrorPolicy"/>,
+/// as the library's server workers do).
 /// </summary>
 public sealed class TunnelDevice : IDisposable
 {
@@ -98,9 +97,6 @@ public sealed class TunnelDevice : IDisposable
 
     /// <summary>The TUN interface name.</summary>
     public string InterfaceName => _tun.Name;
-
-    /// <summary>Sees each UDP send batch just before it goes to the socket (tests check what one system call carries).</summary>
-    internal Action<SendBatch>? SendObserver { get; set; }
 
     /// <summary>Packets the kernel refused to take from the tunnel.</summary>
     public long TunWriteFailures => Interlocked.Read(ref _tunWriteFailures);
@@ -387,7 +383,6 @@ public sealed class TunnelDevice : IDisposable
     private sealed class Output(TunnelDevice device, SendBatch batch, bool flushesDevice = false) : IBatchedOutput
     {
         private readonly PendingTcpFrames _tcpFrames = new(BatchSize, device._maxDatagram);
-        private readonly PeerBurst _burst = new(PeerBurst.DefaultLimit);
         private readonly ControlSends _control = new(device._socket, device.Engine.Counters);
 
         public Span<byte> AddControlDatagram(int length, DatagramAddress destination, bool expendable) =>
@@ -400,12 +395,6 @@ public sealed class TunnelDevice : IDisposable
                 return AddTcpFrame(length, destination);
             }
 
-            if (_burst.Add(destination))
-            {
-                // A full burst to one peer: out it goes, and the core is given up before the next (see PeerBurst).
-                Flush();
-                Thread.Yield();
-            }
 
             if (!batch.TryAdd(length, destination, out var payload))
             {
@@ -429,7 +418,6 @@ public sealed class TunnelDevice : IDisposable
             _control.Flush();
             if (batch.Count > 0)
             {
-                device.SendObserver?.Invoke(batch);
                 device._socket.Send(batch);
                 batch.Clear();
             }

@@ -7,24 +7,11 @@ internal sealed class MemoryTun(string name) : ITunDevice
 {
     private readonly BlockingCollection<byte[]> _toSend = [];
     private readonly BlockingCollection<byte[]> _delivered = [];
-    private readonly Lock _injectGate = new();
 
     public string Name => name;
 
     /// <summary>A packet the "kernel" hands to the tunnel, as if an application sent it.</summary>
     public void Inject(byte[] packet) => _toSend.Add(packet);
-
-    /// <summary>Packets the "kernel" queues at once: a read that starts meanwhile waits and takes them in one batch (up to its capacity).</summary>
-    public void InjectAll(IEnumerable<byte[]> packets)
-    {
-        lock (_injectGate)
-        {
-            foreach (var packet in packets)
-            {
-                _toSend.Add(packet);
-            }
-        }
-    }
 
     /// <summary>The next packet the tunnel delivered, or null when none came within <paramref name="timeout"/>.</summary>
     public byte[]? TakeDelivered(TimeSpan timeout) => _delivered.TryTake(out var packet, timeout) ? packet : null;
@@ -38,14 +25,11 @@ internal sealed class MemoryTun(string name) : ITunDevice
             return 0;
         }
 
-        lock (_injectGate)
+        do
         {
-            do
-            {
-                batch.TryAdd(packet);
-            }
-            while (!batch.IsFull && _toSend.TryTake(out packet));
+            batch.TryAdd(packet);
         }
+        while (!batch.IsFull && _toSend.TryTake(out packet));
 
         return batch.Count;
     }
