@@ -383,7 +383,7 @@ public sealed class TunnelDevice : IDisposable
     private sealed class Output(TunnelDevice device, SendBatch batch, bool flushesDevice = false) : IBatchedOutput
     {
         private readonly PendingTcpFrames _tcpFrames = new(BatchSize, device._maxDatagram);
-        private readonly ControlSends _control = new(device._socket, device.Engine.Counters);
+        private readonly ControlSends _control = new(() => device._socket, device.Engine.Counters);
 
         public Span<byte> AddControlDatagram(int length, DatagramAddress destination, bool expendable) =>
             TcpPathAddress.IsTcp(destination) ? AddTcpFrame(length, destination) : _control.Add(length, destination, expendable);

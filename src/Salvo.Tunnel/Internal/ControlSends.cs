@@ -10,16 +10,16 @@ namespace Salvo.Tunnel;
 /// every reply waited in its neighbour entry's queue for ARP (unres_qlen_bytes, 3 s until the entry failed) and was
 /// charged to the socket's send buffer all that time, until the buffer was full and the data sends behind it stopped.
 /// Expendable replies are therefore not sent while such datagrams hold a quarter of the buffer (SIOCOUTQ); the engine's
-/// cookie budget keeps them below that in the first place.
+/// cookie budget keeps them below that in the first place. The socket is asked for at each send, not kept: a new
+/// listen port (wg set listen-port, wg setconf) replaces the device's socket and closes the old one.
 /// </remarks>
-internal sealed class ControlSends(DatagramSocket socket, TunnelCounters counters)
+internal sealed class ControlSends(Func<DatagramSocket> socket, TunnelCounters counters)
 {
     /// <summary>Room for a batch's worth of replies (the inbound loop receives 32 buffers at a time) before a flush.</summary>
     private const int Capacity = 64;
 
     private readonly SendBatch _batch = new(Capacity, Protocol.MessageLayout.InitiationSize);
     private readonly byte[] _discard = new byte[Protocol.MessageLayout.InitiationSize];
-    private readonly int _crowdedAbove = socket.SendBufferSize / 4;
     private bool? _crowded;
 
     /// <summary>Reserves a control datagram; a span that goes nowhere when it is dropped at once.</summary>
@@ -49,7 +49,7 @@ internal sealed class ControlSends(DatagramSocket socket, TunnelCounters counter
             return;
         }
 
-        socket.TrySend(_batch);
+        socket().TrySend(_batch);
         if (_batch.FailedCount > 0)
         {
             counters.Drop(TunnelDropReason.ControlSendDropped, _batch.FailedCount);
@@ -59,5 +59,14 @@ internal sealed class ControlSends(DatagramSocket socket, TunnelCounters counter
     }
 
     /// <summary>One SIOCOUTQ per batch: whether sends the kernel still holds take more than a quarter of the buffer.</summary>
-    private bool IsCrowded() => _crowded ??= socket.QueuedSendBytes > _crowdedAbove;
+    private bool IsCrowded()
+    {
+        if (_crowded is null)
+        {
+            var current = socket();
+            _crowded = current.QueuedSendBytes > current.SendBufferSize / 4;
+        }
+
+        return _crowded.Value;
+    }
 }

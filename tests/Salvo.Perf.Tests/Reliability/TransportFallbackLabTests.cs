@@ -113,7 +113,10 @@ public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelp
         Assert.Equal(sent, report.GetProperty("echoed").GetInt32() + report.GetProperty("inFlightAtEnd").GetInt32());
         Assert.Equal(0, report.GetProperty("duplicateEchoes").GetInt32());
         Assert.Equal(Enumerable.Range(0, sent), arrivals.Keys.Order());
-        Assert.All(arrivals, pair => Assert.True(pair.Value == 1, $"message {pair.Key} arrived {pair.Value} times"));
+        // A message still waiting for its echo when the watch ended was resent while it waited (its echo was late on a
+        // loaded machine, not lost): its copies may all have arrived. Every other message arrived exactly once.
+        var waitingAtEnd = report.GetProperty("inFlightAtEnd").GetInt32();
+        Assert.All(arrivals.Where(pair => pair.Key < sent - waitingAtEnd), pair => Assert.True(pair.Value == 1, $"message {pair.Key} arrived {pair.Value} times"));
         Assert.True(onTcpAt - blockedAt < TimeSpan.FromSeconds(10), $"TCP only {(onTcpAt - blockedAt).TotalSeconds:F1} s after the drop");
     }
 

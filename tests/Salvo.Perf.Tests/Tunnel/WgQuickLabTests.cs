@@ -69,6 +69,10 @@ public sealed class WgQuickLabTests
             Assert.Contains($"[#] wg set {nameA} fwmark 51820", upA.Error, StringComparison.Ordinal);
             Assert.Equal(nameA, File.ReadAllText(Path.Combine(folder, "post-up")).Trim());
 
+            // The first packet waits for the handshake, which on a loaded machine can take past one ping's wait (a
+            // lost initiation is resent after REKEY_TIMEOUT, 5 s): one ping with a 15 s deadline first, then none may be lost.
+            var (firstExit, firstOutput, firstError) = UserspaceLab.InHost(lab.HostA, "ping", "-n", "-c", "1", "-w", "15", TunnelB);
+            Assert.True(firstExit == 0, $"no handshake within 15 s: {firstOutput}{firstError}\n{upA.Error}");
             foreach (var to in new[] { TunnelB, BeyondB })
             {
                 var (pingExit, pingOutput, pingError) = UserspaceLab.InHost(lab.HostA, "ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", to);

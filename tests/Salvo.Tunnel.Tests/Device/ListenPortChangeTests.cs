@@ -1,0 +1,36 @@
+using System.Net;
+using Salvo.Tunnel.Control;
+using Salvo.Tunnel.Paths;
+using Salvo.Tunnel.Tests.Support;
+
+namespace Salvo.Tunnel.Tests.Device;
+
+/// <summary>
+/// A new listen port (wg set listen-port, wg setconf) replaces the device's UDP socket and closes the old one: every
+/// send that follows, handshake messages included, goes out on the new one.
+/// </summary>
+public sealed class ListenPortChangeTests
+{
+    private static readonly TimeSpan s_patience = TimeSpan.FromSeconds(15);
+
+    [Fact]
+    public void ListenPort_ChangedBeforeTheFirstHandshake_HandshakeAndDataGoOutOnTheNewSocket()
+    {
+        using var devices = new DevicePair(IPAddress.Loopback, modeA: TcpFallbackMode.Off);
+        var old = devices.A.ListenPort;
+
+        Assert.Equal(UapiErrno.None, devices.A.Configure(new TunnelChange { ListenPort = 0 }, out var error));
+        Assert.True(error is null, error);
+        Assert.NotEqual(old, devices.A.ListenPort);
+
+        // The old socket is closed half a second after the change: past that, a send through it would throw (the
+        // handshake's sends once did, and the exception ended the device's outbound thread and the process).
+        Thread.Sleep(TimeSpan.FromSeconds(1));
+        var toB = TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2", 50);
+        devices.TunA.Inject(toB);
+        Assert.Equal(toB, devices.TunB.TakeDelivered(s_patience));
+        var toA = TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.1", 60);
+        devices.TunB.Inject(toA);
+        Assert.Equal(toA, devices.TunA.TakeDelivered(s_patience));
+    }
+}
