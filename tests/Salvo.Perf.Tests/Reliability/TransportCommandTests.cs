@@ -87,7 +87,9 @@ public sealed class TransportCommandTests
         Assert.True(sent > 3, $"{sent} messages");
         // The watch ends at 2 s whatever is in flight: the last message may still be waiting for its echo.
         Assert.Equal(sent, report.GetProperty("echoed").GetInt32() + report.GetProperty("inFlightAtEnd").GetInt32());
-        Assert.Equal(1, report.GetProperty("resent").GetInt32());
+        // Message 3's echo was swallowed, so it was resent; on a loaded machine an echo later than the watch's 1 s
+        // also makes a resend, whose copy is then counted once (duplicateEchoes stays 0).
+        Assert.InRange(report.GetProperty("resent").GetInt32(), 1, sent);
         Assert.Equal(0, report.GetProperty("duplicateEchoes").GetInt32());
         Assert.Empty(report.GetProperty("switches").EnumerateArray());
         Assert.Equal("Udp", report.GetProperty("transport").GetString());

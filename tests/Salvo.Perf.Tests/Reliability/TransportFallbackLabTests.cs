@@ -113,10 +113,11 @@ public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelp
         Assert.Equal(sent, report.GetProperty("echoed").GetInt32() + report.GetProperty("inFlightAtEnd").GetInt32());
         Assert.Equal(0, report.GetProperty("duplicateEchoes").GetInt32());
         Assert.Equal(Enumerable.Range(0, sent), arrivals.Keys.Order());
-        // A message still waiting for its echo when the watch ended was resent while it waited (its echo was late on a
-        // loaded machine, not lost): its copies may all have arrived. Every other message arrived exactly once.
-        var waitingAtEnd = report.GetProperty("inFlightAtEnd").GetInt32();
-        Assert.All(arrivals.Where(pair => pair.Key < sent - waitingAtEnd), pair => Assert.True(pair.Value == 1, $"message {pair.Key} arrived {pair.Value} times"));
+        // Every message arrived; a copy more than once only where the watch resent it (an echo lost at the drop, or one
+        // later than the watch's 1 s on a loaded machine): the transport itself delivers each send once.
+        var extraArrivals = arrivals.Values.Sum() - arrivals.Count;
+        Assert.True(extraArrivals <= report.GetProperty("resent").GetInt32(),
+            $"{extraArrivals} extra arrivals, {report.GetProperty("resent").GetInt32()} resends: {string.Join(", ", arrivals.Where(pair => pair.Value > 1).Select(pair => $"message {pair.Key} x{pair.Value}"))}");
         Assert.True(onTcpAt - blockedAt < TimeSpan.FromSeconds(10), $"TCP only {(onTcpAt - blockedAt).TotalSeconds:F1} s after the drop");
     }
 
