@@ -42,7 +42,7 @@ internal static class WatchedMessages
     public static async Task<WatchOutcome> RunAsync(
         MessageTransport transport, ChannelReader<int> echoes, TimeSpan duration, TimeSpan interval, CancellationToken cancellationToken)
     {
-        var echoed = new HashSet<int>();
+        var echoed = new EchoTally();
         var (sent, resent, duplicates, refused) = (0, 0, 0, 0);
         var message = new byte[sizeof(int)];
         var clock = Stopwatch.StartNew();
@@ -67,6 +67,7 @@ internal static class WatchedMessages
                     continue;
                 }
 
+                echoed.Sent(number);
                 if (lastFirstSent is null)
                 {
                     sent++;
@@ -92,7 +93,7 @@ internal static class WatchedMessages
 
         while (echoes.TryRead(out var late))
         {
-            duplicates += echoed.Add(late) ? 0 : 1;
+            duplicates += echoed.Echo(late) ? 0 : 1;
         }
 
         // The last number taken is in flight when it is still on an open connection, or first went out within one echo
@@ -114,7 +115,7 @@ internal static class WatchedMessages
     }
 
     /// <summary>Reads echoes until <paramref name="number"/>'s comes or <paramref name="wait"/> passes; returns the duplicates read.</summary>
-    private static async Task<int> AwaitEchoAsync(ChannelReader<int> echoes, int number, HashSet<int> echoed, TimeSpan wait, CancellationToken cancellationToken)
+    private static async Task<int> AwaitEchoAsync(ChannelReader<int> echoes, int number, EchoTally echoed, TimeSpan wait, CancellationToken cancellationToken)
     {
         var duplicates = 0;
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -124,7 +125,7 @@ internal static class WatchedMessages
             while (true)
             {
                 var echo = await echoes.ReadAsync(timeout.Token).ConfigureAwait(false);
-                duplicates += echoed.Add(echo) ? 0 : 1;
+                duplicates += echoed.Echo(echo) ? 0 : 1;
                 if (echo == number)
                 {
                     return duplicates;
@@ -134,6 +135,39 @@ internal static class WatchedMessages
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
             return duplicates;
+        }
+    }
+
+    /// <summary>
+    /// Each number's sends and echoes. An echo is a duplicate only past the number's sends: a resend whose first echo
+    /// was late (over 1 s on a loaded machine) is answered twice by design, and that is not the transport delivering
+    /// one send twice.
+    /// </summary>
+    private sealed class EchoTally
+    {
+        private readonly Dictionary<int, (int Sends, int Echoes)> _numbers = [];
+
+        public int Count { get; private set; }
+
+        public bool Contains(int number) => _numbers.TryGetValue(number, out var tally) && tally.Echoes > 0;
+
+        public void Sent(int number)
+        {
+            _numbers.TryGetValue(number, out var tally);
+            _numbers[number] = tally with { Sends = tally.Sends + 1 };
+        }
+
+        /// <summary>Counts an echo; false when the number came back more often than it was sent.</summary>
+        public bool Echo(int number)
+        {
+            _numbers.TryGetValue(number, out var tally);
+            if (tally.Echoes == 0)
+            {
+                Count++;
+            }
+
+            _numbers[number] = tally with { Echoes = tally.Echoes + 1 };
+            return tally.Echoes < tally.Sends;
         }
     }
 }
