@@ -29,7 +29,7 @@ public sealed class TcpFallbackLiveChangeTests : IDisposable
     public void FwMark_TcpFallback_OnTheListenerAndOnEachDialBeforeConnect()
     {
         var device = Start(fwMark: 0x1234);
-        Assert.Equal(0x1234u, Mark(device.TcpPaths.ListenerSocket!));
+        Assert.Equal(0x1234u, Mark(Listener(device)));
 
         Assert.Equal(0x1234u, DialAndReadMark(device));
     }
@@ -41,11 +41,11 @@ public sealed class TcpFallbackLiveChangeTests : IDisposable
         Assert.Equal(0u, DialAndReadMark(device));
 
         Assert.Equal(UapiErrno.None, device.Configure(new TunnelChange { FwMark = 0x51820 }, out _));
-        Assert.Equal(0x51820u, Mark(device.TcpPaths.ListenerSocket!));
+        Assert.Equal(0x51820u, Mark(Listener(device)));
         Assert.Equal(0x51820u, DialAndReadMark(device));
 
         Assert.Equal(UapiErrno.None, device.Configure(new TunnelChange { FwMark = 0 }, out _));
-        Assert.Equal(0u, Mark(device.TcpPaths.ListenerSocket!));
+        Assert.Equal(0u, Mark(Listener(device)));
         Assert.Equal(0u, DialAndReadMark(device));
     }
 
@@ -56,8 +56,8 @@ public sealed class TcpFallbackLiveChangeTests : IDisposable
 
         Assert.Equal(UapiErrno.None, device.Configure(new TunnelChange { ListenPort = 0 }, out _));
 
-        Assert.Equal(device.ListenPort, ((IPEndPoint)device.TcpPaths.ListenerSocket!.LocalEndPoint!).Port);
-        Assert.Equal(0x1234u, Mark(device.TcpPaths.ListenerSocket!));
+        Assert.Equal(device.ListenPort, ((IPEndPoint)Listener(device).LocalEndPoint!).Port);
+        Assert.Equal(0x1234u, Mark(Listener(device)));
     }
 
     [Fact]
@@ -146,6 +146,17 @@ public sealed class TcpFallbackLiveChangeTests : IDisposable
             },
             new MemoryTun("mark"));
         return _device;
+    }
+
+    /// <summary>The TCP fallback's listening socket, once its listener has one (it is opened as the device starts, on another thread).</summary>
+    private static Socket Listener(TunnelDevice device)
+    {
+        for (var i = 0; i < 1_000 && device.TcpPaths.ListenerSocket is null; i++)
+        {
+            Thread.Sleep(10);
+        }
+
+        return device.TcpPaths.ListenerSocket ?? throw new InvalidOperationException("the TCP fallback's listener has no socket after 10 s");
     }
 
     /// <summary>Dials the test's listener and returns the mark the socket had before it connected.</summary>
