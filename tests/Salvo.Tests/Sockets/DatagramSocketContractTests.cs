@@ -441,6 +441,25 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
         Assert.Equal(Enumerable.Range(0, 32).Select(i => (byte)i), got.Cast().Select(d => d.Payload[0]));
     }
 
+    private DatagramSocket OpenLoopbackSenderWithoutGso() => new(new DatagramSocketOptions
+    {
+        LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+        Backend = Backend,
+        Gso = false,
+    });
+
+    /// <summary>Datagrams of one byte each, 0 to <paramref name="count"/> - 1, to <paramref name="receiver"/>.</summary>
+    private static SendBatch OneByteDatagramsTo(DatagramSocket receiver, int count)
+    {
+        var batch = new SendBatch(capacity: count, maxDatagramSize: 64);
+        for (var i = 0; i < count; i++)
+        {
+            batch.Add(new byte[] { (byte)i }, receiver.LocalAddress);
+        }
+
+        return batch;
+    }
+
     [LinuxTheory]
     [InlineData(false)]
     [InlineData(true)]
@@ -448,17 +467,8 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
     public async Task FullSendBuffer_BlockingSendWaitsAndResends_AsyncSendHandsTheMessageToTheRuntime_EachDatagramArrivesOnce(bool isAsync)
     {
         using var receiver = Open();
-        using var sender = new DatagramSocket(new DatagramSocketOptions
-        {
-            LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
-            Backend = Backend,
-            Gso = false,
-        });
-        var batch = new SendBatch(capacity: 32, maxDatagramSize: 64);
-        for (var i = 0; i < 32; i++)
-        {
-            batch.Add(new byte[] { (byte)i }, receiver.LocalAddress);
-        }
+        using var sender = OpenLoopbackSenderWithoutGso();
+        var batch = OneByteDatagramsTo(receiver, count: 32);
 
         ((Salvo.Pal.LinuxDatagramPal)sender.Pal).FailNextSendForTesting = Salvo.Interop.Linux.Errno.EAGAIN;
         Assert.Equal(32, isAsync ? await sender.SendAsync(batch) : sender.Send(batch));
@@ -484,17 +494,8 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
     public void FullSendBuffer_TrySend_DoesNotWait_TheMessageFailsWithWouldBlock_TheRestIsSent()
     {
         using var receiver = Open();
-        using var sender = new DatagramSocket(new DatagramSocketOptions
-        {
-            LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
-            Backend = Backend,
-            Gso = false,
-        });
-        var batch = new SendBatch(capacity: 32, maxDatagramSize: 64);
-        for (var i = 0; i < 32; i++)
-        {
-            batch.Add(new byte[] { (byte)i }, receiver.LocalAddress);
-        }
+        using var sender = OpenLoopbackSenderWithoutGso();
+        var batch = OneByteDatagramsTo(receiver, count: 32);
 
         ((Salvo.Pal.LinuxDatagramPal)sender.Pal).FailNextSendForTesting = Salvo.Interop.Linux.Errno.EAGAIN;
 
