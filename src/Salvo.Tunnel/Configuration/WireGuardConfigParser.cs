@@ -97,7 +97,7 @@ public static class WireGuardConfigParser
     internal static int ParseInteger(string value, string key, int line, int minimum, int maximum) =>
         int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var number) && number >= minimum && number <= maximum
             ? number
-            : throw new TunnelConfigurationException(line, key, $"must be a whole number from {minimum} to {maximum}, not '{value}'");
+            : throw new TunnelConfigurationException(line, key, $"must be a whole number from {minimum} to {maximum}, not {ShownValue.Of(value)}");
 
     /// <summary>A firewall mark as wg(8) reads it: "off", decimal, or hexadecimal with 0x; 0 and off mean none.</summary>
     internal static uint ParseFwMark(string value, string key, int line)
@@ -110,11 +110,14 @@ public static class WireGuardConfigParser
         var hex = value.StartsWith("0x", StringComparison.OrdinalIgnoreCase);
         return uint.TryParse(hex ? value[2..] : value, hex ? NumberStyles.AllowHexSpecifier : NumberStyles.None, CultureInfo.InvariantCulture, out var mark)
             ? mark
-            : throw new TunnelConfigurationException(line, key, $"must be off or a 32-bit number (decimal, or hexadecimal with 0x), not '{value}'");
+            : throw new TunnelConfigurationException(line, key, $"must be off or a 32-bit number (decimal, or hexadecimal with 0x), not {ShownValue.Of(value)}");
     }
 
-    /// <summary>A comma-separated list, each item read by <paramref name="parse"/>; a bad item names the line and key.</summary>
-    internal static List<T> ParseList<T>(string value, string key, int line, Func<string, T> parse)
+    /// <summary>
+    /// A comma-separated list, each item read by <paramref name="parse"/>; a bad item names the line, the key, the item's
+    /// place in the list and the form <paramref name="expected"/>, not the parser's own message, which quotes the item.
+    /// </summary>
+    internal static List<T> ParseList<T>(string value, string key, int line, string expected, Func<string, T> parse)
     {
         var items = new List<T>();
         foreach (var item in value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
@@ -123,9 +126,9 @@ public static class WireGuardConfigParser
             {
                 items.Add(parse(item));
             }
-            catch (FormatException e)
+            catch (FormatException)
             {
-                throw new TunnelConfigurationException(line, key, e.Message);
+                throw new TunnelConfigurationException(line, key, $"item {items.Count + 1} must be {expected}, not {ShownValue.Of(item)}");
             }
         }
 
@@ -138,7 +141,7 @@ public static class WireGuardConfigParser
         if (!IPEndPoint.TryParse(value, out var endPoint) || endPoint.Port == 0
             || (endPoint.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 && !value.StartsWith('[')))
         {
-            throw new TunnelConfigurationException(line, key, $"must be IP:port or [IPv6]:port with a port from 1 to 65535, not '{value}' (host names are not resolved)");
+            throw new TunnelConfigurationException(line, key, $"must be IP:port or [IPv6]:port with a port from 1 to 65535, not {ShownValue.Of(value)} (host names are not resolved)");
         }
 
         return endPoint;

@@ -22,14 +22,14 @@ public readonly record struct IPPrefix(IPAddress Address, int Length)
         var addressText = slash < 0 ? text.Trim() : text[..slash].Trim();
         if (!IPAddress.TryParse(addressText, out var address))
         {
-            throw new FormatException($"'{text}' is not an IP address or CIDR range.");
+            throw new FormatException($"{Configuration.ShownValue.Of(text)} is not an IP address or CIDR range.");
         }
 
         var maximum = address.AddressFamily == AddressFamily.InterNetwork ? 32 : 128;
         var length = maximum;
         if (slash >= 0 && (!int.TryParse(text.AsSpan(slash + 1).Trim(), out length) || length < 0 || length > maximum))
         {
-            throw new FormatException($"'{text}': the prefix length must be 0..{maximum}.");
+            throw new FormatException($"{Configuration.ShownValue.Of(text)}: the prefix length must be 0..{maximum}.");
         }
 
         return (address, length);

@@ -59,7 +59,7 @@ internal sealed class ParseState
         }
         else
         {
-            throw new TunnelConfigurationException(line, null, $"unknown section [{name}]; expected [Interface] or [Peer]");
+            throw new TunnelConfigurationException(line, null, $"unknown section {ShownValue.Of($"[{name}]")}; expected [Interface] or [Peer]");
         }
     }
 
@@ -124,7 +124,7 @@ internal sealed class ParseState
                 _fwMark = WireGuardConfigParser.ParseFwMark(value, key, line);
                 break;
             case "ADDRESS":
-                _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, InterfaceAddress.Parse));
+                _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, "an IP address with an optional /length (198.19.0.1/24, fd00::1/64)", InterfaceAddress.Parse));
                 break;
             case "MTU":
                 // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.
@@ -163,7 +163,7 @@ internal sealed class ParseState
 
         return uint.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var table) && table > 0
             ? (true, table)
-            : throw new TunnelConfigurationException(line, key, $"must be off, auto or a routing table's number from 1 to {uint.MaxValue}, not '{value}'");
+            : throw new TunnelConfigurationException(line, key, $"must be off, auto or a routing table's number from 1 to {uint.MaxValue}, not {ShownValue.Of(value)}");
     }
 
     // Under 100 ms a busy host's scheduling alone would pass for a dead path; over a minute is no fallback.
@@ -190,7 +190,7 @@ internal sealed class ParseState
                 peer.PresharedKey = WireGuardConfigParser.ParseKey(value, key, line);
                 break;
             case "ALLOWEDIPS":
-                peer.AllowedIps.AddRange(WireGuardConfigParser.ParseList(value, key, line, IPPrefix.Parse));
+                peer.AllowedIps.AddRange(WireGuardConfigParser.ParseList(value, key, line, "an IP address or CIDR range (198.19.0.0/24, fd00::/64)", IPPrefix.Parse));
                 break;
             case "ENDPOINT":
                 peer.Endpoint = WireGuardConfigParser.ParseEndpoint(value, key, line);
@@ -214,7 +214,7 @@ internal sealed class ParseState
         "AUTO" => TcpFallbackMode.Auto,
         "OFF" => TcpFallbackMode.Off,
         "ONLY" => TcpFallbackMode.Only,
-        _ => throw new TunnelConfigurationException(line, key, $"must be auto, off or only, not '{value}'"),
+        _ => throw new TunnelConfigurationException(line, key, $"must be auto, off or only, not {ShownValue.Of(value)}"),
     };
 
     private void FinishPeer()
