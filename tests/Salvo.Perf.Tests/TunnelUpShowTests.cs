@@ -1,6 +1,7 @@
 using System.Net;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Tunnel;
+using Salvo.Perf.Tunnel.Linux;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Routing;
 
@@ -82,6 +83,24 @@ public sealed class TunnelUpShowTests : IDisposable
 
         Assert.NotEqual(0, exit);
         Assert.Contains(expected, error, StringComparison.Ordinal);
+    }
+
+    /// <summary>A private key pasted on the wrong line is refused naming the line and key, and never printed, in base64 or hex.</summary>
+    [LinuxOnlyTheory]
+    [InlineData("MTU")]
+    [InlineData("Address")]
+    [InlineData("ListenPort")]
+    public async Task Up_PrivateKeyOnAnotherKeysLine_IsNotPrinted(string key)
+    {
+        var secret = WireGuardKey.GeneratePrivateKey().ToString();
+        var file = WriteConfig("salvo9.conf", $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\n{key} = {secret}\n");
+
+        var (exit, output, error) = await Cli.RunAsync("tunnel", "up", file);
+
+        Assert.NotEqual(0, exit);
+        Assert.Contains($"up: salvo9.conf: line 3: {key}: ", error, StringComparison.Ordinal);
+        Assert.DoesNotContain(secret.TrimEnd('='), output + error, StringComparison.Ordinal);
+        Assert.DoesNotContain(Convert.ToHexString(Convert.FromBase64String(secret)), output + error, StringComparison.OrdinalIgnoreCase);
     }
 
     [LinuxOnlyTheory]
@@ -254,10 +273,14 @@ public sealed class TunnelUpShowTests : IDisposable
     }
 
     [Fact]
-    public async Task Show_Json_IsOneDocument_EveryDropReasonCounted()
+    public void Show_Json_IsOneDocument_EveryDropReasonCounted()
     {
         var now = DateTimeOffset.UtcNow;
-        await TunnelStatusFiles.WriteAsync(Path.Combine(_folder, "salvo0"), Status("salvo0", now) with { Dropped = Dropped((TunnelDropReason.ControlSendDropped, 3)) });
+        using (var directory = StatusDirectory.Open(_folder))
+        {
+            Assert.Null(TunnelStatusFiles.Write(directory, "salvo0", Status("salvo0", now) with { Dropped = Dropped((TunnelDropReason.ControlSendDropped, 3)) }));
+        }
+
         var console = new CliConsole(new StringWriter(), new StringWriter(), isTerminal: false) { Format = OutputFormat.Json };
 
         console.Document(TunnelStatusFiles.Read(_folder, only: null), Salvo.Perf.Reporting.PerfJson.Indented.IReadOnlyListTunnelStatusDocument, Salvo.Perf.Reporting.PerfJson.Compact.IReadOnlyListTunnelStatusDocument);
@@ -278,9 +301,9 @@ public sealed class TunnelUpShowTests : IDisposable
 
     private string WriteStatus(string name)
     {
-        var file = Path.Combine(_folder, name);
-        TunnelStatusFiles.WriteAsync(file, Status(name, DateTimeOffset.UtcNow)).GetAwaiter().GetResult();
-        return file;
+        using var directory = StatusDirectory.Open(_folder);
+        Assert.Null(TunnelStatusFiles.Write(directory, name, Status(name, DateTimeOffset.UtcNow)));
+        return Path.Combine(_folder, name);
     }
 
     private static string ValidConfig() =>

@@ -17,13 +17,17 @@ internal static partial class Libc
     /// <summary>S_IFREG, a regular file, octal 0100000.</summary>
     public const int RegularFile = 0x8000;
 
-    /// <summary>struct statx, 256 bytes (0x100 in include/uapi/linux/stat.h); only stx_mask and stx_mode are read.</summary>
+    /// <summary>struct statx, 256 bytes (0x100 in include/uapi/linux/stat.h); only stx_mask, stx_uid and stx_mode are read.</summary>
     [StructLayout(LayoutKind.Explicit, Size = 256)]
     public struct Statx
     {
         /// <summary>stx_mask: which fields the kernel filled in.</summary>
         [FieldOffset(0)]
         public uint Mask;
+
+        /// <summary>stx_uid: the owner, at 0x14 after mask, blksize, attributes and nlink.</summary>
+        [FieldOffset(20)]
+        public uint Uid;
 
         /// <summary>stx_mode: file type and permission bits, at 0x1c after mask, blksize, attributes, nlink, uid and gid.</summary>
         [FieldOffset(28)]

@@ -4,7 +4,7 @@ namespace Salvo.Perf.Native;
 
 /// <summary>
 /// The libc calls of a NETLINK_ROUTE socket, with which <c>salvo tunnel up</c> installs its routes: socket,
-/// setsockopt and if_nametoindex here; send, recv and close are <see cref="Epoll"/>'s.
+/// setsockopt, if_nametoindex and if_indextoname here; send, recv and close are <see cref="Epoll"/>'s.
 /// </summary>
 internal static partial class Netlink
 {
@@ -42,6 +42,13 @@ internal static partial class Netlink
 
     [LibraryImport(Library, EntryPoint = "setsockopt", SetLastError = true)]
     public static partial int SetOption(int fd, int level, int name, in int value, uint length);
+
+    /// <summary>IF_NAMESIZE (include/uapi/linux/if.h): an interface name and its NUL.</summary>
+    public const int InterfaceNameSize = 16;
+
+    /// <summary>Writes the name of interface <paramref name="index"/> into <paramref name="name"/> (IF_NAMESIZE bytes); null when there is none.</summary>
+    [LibraryImport(Library, EntryPoint = "if_indextoname", SetLastError = true)]
+    public static unsafe partial byte* InterfaceName(uint index, byte* name);
 
     [LibraryImport(Library, EntryPoint = "if_nametoindex", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial uint InterfaceIndex(string name);

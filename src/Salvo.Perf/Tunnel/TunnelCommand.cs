@@ -147,33 +147,49 @@ internal static class TunnelCommand
                 return 0;
             }
 
+            // Before anything is made: a prefix the host routes already is refused with nothing to undo.
+            var (routes, leftOut) = TunnelRoutes.For(configuration);
+            var table = configuration.RouteTable ?? RouteMessages.MainTable;
+            if (routes.Count > 0)
+            {
+                using var netlink = NetlinkRoutes.Open();
+                RoutesInTheWay.Refuse(netlink, routes, table, ownInterface: 0);
+            }
+
+            using var statusDirectory = StatusDirectory.Open(StatusFolder);
             IReadOnlyList<PeerStatus> peers;
             using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
                 interfaceName = tunnel.InterfaceName;
                 var built = started.Elapsed;
                 using var control = StartControlSocket(console, tunnel);
-                var routes = ConfigureInterface(console, tunnel.InterfaceName, configuration, stop);
+                var added = ConfigureInterface(console, tunnel.InterfaceName, configuration, routes, leftOut, table, stop);
                 if (!stop.IsCancellationRequested)
                 {
                     console.Note(string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {routes:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s; {Environment.CpuUsage.TotalTime.TotalSeconds:F2} CPU s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}") +
+                        $"salvo tunnel: {tunnel.InterfaceName} up in {started.Elapsed.TotalSeconds:F2} s ({configuration.Peers.Count:N0} peers parsed in {parsed.TotalSeconds:F2} s, engine and device {(built - parsed).TotalSeconds:F2} s, {added:N0} routes {(started.Elapsed - built).TotalSeconds:F2} s; {Environment.CpuUsage.TotalTime.TotalSeconds:F2} CPU s), listening on UDP port {tunnel.ListenPort}, public key {tunnel.Engine.PublicKey}") +
                         (control is null ? string.Empty : $", wg control socket {control.Path}"));
                 }
 
-                Directory.CreateDirectory(StatusFolder);
-                var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
+                string? statusProblem = null;
                 try
                 {
                     while (!stop.IsCancellationRequested)
                     {
-                        await TunnelStatusFiles.WriteAsync(statusFile, TunnelStatusDocument.From(tunnel, DateTimeOffset.UtcNow)).ConfigureAwait(false);
+                        var notWritten = TunnelStatusFiles.Write(statusDirectory, tunnel.InterfaceName, TunnelStatusDocument.From(tunnel, DateTimeOffset.UtcNow));
+                        if (notWritten is not null && statusProblem is null)
+                        {
+                            // Once, not every second: the tunnel runs on without a status, as without a control socket.
+                            console.Note($"salvo tunnel: warning: {tunnel.InterfaceName}: status not written ({notWritten}); 'salvo tunnel show' will not list it");
+                        }
+
+                        statusProblem = notWritten;
                         await Task.Delay(TimeSpan.FromSeconds(1), stop).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
                     }
                 }
                 finally
                 {
-                    File.Delete(statusFile);
+                    statusDirectory.Delete(tunnel.InterfaceName);
                 }
 
                 peers = tunnel.Engine.GetPeers().ToArray();
@@ -242,12 +258,16 @@ internal static class TunnelCommand
     }
 
     /// <summary>
-    /// What wg-quick does with Address, MTU, AllowedIPs and Table: 'ip address add', 'ip link set ... mtu ... up', then a
-    /// route through the interface per allowed prefix into the table Table names, replacing any (an Address's own subnet
-    /// is already there), installed with rtnetlink in batches (<see cref="NetlinkRoutes"/>); returns how many. Stops
-    /// between batches once <paramref name="stop"/> is cancelled. A prefix the kernel refuses is an error naming it and the kernel's reason.
+    /// What wg-quick does with Address, MTU, AllowedIPs and Table: 'ip address add', 'ip link set ... mtu ... up', then
+    /// 'ip route add' of each allowed prefix through the interface into table <paramref name="table"/>, installed with
+    /// rtnetlink in batches (<see cref="NetlinkRoutes"/>); returns how many were added. A route is never replaced: a
+    /// prefix the table holds through another interface ends the start (<see cref="RoutesInTheWay"/>), one through this
+    /// interface (an Address's own subnet) is left as it is. Every route added goes through the interface, so the
+    /// kernel removes exactly those when the interface closes, and nothing else. Stops between batches once
+    /// <paramref name="stop"/> is cancelled. A prefix the kernel refuses for another reason is an error naming it and the kernel's reason.
     /// </summary>
-    private static int ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration, CancellationToken stop)
+    private static int ConfigureInterface(CliConsole console, string interfaceName, TunnelConfiguration configuration,
+        IReadOnlyList<IPPrefix> routes, IReadOnlyList<IPPrefix> leftOut, uint table, CancellationToken stop)
     {
         foreach (var address in configuration.Addresses)
         {
@@ -255,18 +275,19 @@ internal static class TunnelCommand
         }
 
         RunIp("link", "set", "dev", interfaceName, "mtu", configuration.Mtu.ToString(System.Globalization.CultureInfo.InvariantCulture), "up");
-        var (routes, leftOut) = TunnelRoutes.For(configuration);
         foreach (var route in leftOut)
         {
             console.Note($"salvo tunnel: AllowedIPs {route} accepted for cryptokey routing, but no default route added: it needs wg-quick's policy routing " +
                 "(run the file with wg-quick and WG_QUICK_USERSPACE_IMPLEMENTATION naming salvo), or Table = NUMBER and rules of your own");
         }
 
-        var refused = new List<(IPPrefix Prefix, string Reason)>();
-        int installed;
+        var refused = new List<RefusedRoute>();
+        List<IPPrefix> added;
         using (var netlink = NetlinkRoutes.Open())
         {
-            installed = netlink.Replace(routes, NetlinkRoutes.InterfaceIndex(interfaceName), configuration.RouteTable ?? RouteMessages.MainTable, refused, stop);
+            var interfaceIndex = NetlinkRoutes.InterfaceIndex(interfaceName);
+            added = netlink.Add(routes, interfaceIndex, table, refused, stop);
+            RoutesInTheWay.RefuseExisting(netlink, refused, table, interfaceIndex);
         }
 
         if (refused.Count > 0)
@@ -275,7 +296,7 @@ internal static class TunnelCommand
             throw new CliException($"up: the kernel refused {refused.Count:N0} of {routes.Count:N0} AllowedIPs routes through {interfaceName}: {shown}{(refused.Count > 5 ? "; ..." : string.Empty)}");
         }
 
-        return installed;
+        return added.Count;
     }
 
     private static void RunIp(params string[] arguments)

@@ -1,6 +1,7 @@
 using System.Text.Json;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Reporting;
+using Salvo.Perf.Tunnel.Linux;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -16,13 +17,16 @@ internal static class TunnelStatusFiles
     /// </summary>
     internal static readonly TimeSpan StaleAfter = TimeSpan.FromSeconds(5);
 
-    /// <summary>Replaces <paramref name="file"/> at once (a rename), so a reader never sees half a document.</summary>
-    public static async Task WriteAsync(string file, TunnelStatusDocument status)
-    {
-        var next = file + ".next";
-        await File.WriteAllTextAsync(next, JsonSerializer.Serialize(status, PerfJson.Compact.TunnelStatusDocument)).ConfigureAwait(false);
-        File.Move(next, file, overwrite: true);
-    }
+    /// <summary>
+    /// Replaces <paramref name="name"/>'s file in <paramref name="directory"/> at once (<see cref="StatusDirectory.Write"/>);
+    /// null when written, else why not.
+    /// </summary>
+    public static string? Write(StatusDirectory directory, string name, TunnelStatusDocument status) =>
+        directory.Write(name, JsonSerializer.SerializeToUtf8Bytes(status, PerfJson.Compact.TunnelStatusDocument));
+
+    /// <summary>A file being written (<see cref="StatusDirectory.TemporaryMark"/>), or one an older 'up' wrote before its rename.</summary>
+    private static bool IsStatus(string file) =>
+        !Path.GetFileName(file).StartsWith(StatusDirectory.TemporaryMark) && !file.EndsWith(".next", StringComparison.Ordinal);
 
     /// <summary>
     /// Every interface's status in name order, or only <paramref name="only"/>'s; nothing when none runs. Asking for
@@ -33,7 +37,7 @@ internal static class TunnelStatusFiles
     {
         var now = DateTime.UtcNow;
         var files = Directory.Exists(folder)
-            ? Directory.GetFiles(folder).Where(f => !f.EndsWith(".next", StringComparison.Ordinal) && now - File.GetLastWriteTimeUtc(f) < StaleAfter)
+            ? Directory.GetFiles(folder).Where(f => IsStatus(f) && now - File.GetLastWriteTimeUtc(f) < StaleAfter)
                 .Order(StringComparer.Ordinal).ToList()
             : [];
         if (only is not null)

@@ -53,17 +53,83 @@ internal sealed unsafe class NetlinkRoutes : IDisposable
             : (int)index;
     }
 
+    /// <summary>The name of interface <paramref name="index"/>, or null when it has none (it went away).</summary>
+    public static string? InterfaceName(int index)
+    {
+        var name = stackalloc byte[Netlink.InterfaceNameSize];
+
+        // Safety: name is IF_NAMESIZE bytes, all if_indextoname writes, and outlives the call.
+        return Netlink.InterfaceName((uint)index, name) is null ? null : Marshal.PtrToStringUTF8((nint)name);
+    }
+
     /// <summary>
-    /// Replaces each route of <paramref name="routes"/> through interface <paramref name="interfaceIndex"/> in routing table
-    /// <paramref name="table"/> (254 is the main table), a batch at
-    /// a time, stopping between batches once <paramref name="stop"/> is cancelled. Returns how many were installed; the
-    /// routes the kernel refused are in <paramref name="refused"/> with its reason, and the rest are still tried.
+    /// The routes of table <paramref name="table"/> whose prefix is one of <paramref name="prefixes"/> exactly, read
+    /// with one RTM_GETROUTE dump: what the kernel's table already holds for a prefix the tunnel would route.
     /// </summary>
-    public int Replace(IReadOnlyList<IPPrefix> routes, int interfaceIndex, uint table, List<(IPPrefix Prefix, string Reason)> refused, CancellationToken stop)
+    public List<KernelRoute> Find(IReadOnlyCollection<IPPrefix> prefixes, uint table)
+    {
+        ArgumentNullException.ThrowIfNull(prefixes);
+        var wanted = prefixes.ToHashSet();
+        var found = new List<KernelRoute>();
+        var sequence = ++_sequence;
+        Send(RouteMessages.WriteDump(_requests, sequence));
+        while (true)
+        {
+            nint received;
+
+            // Safety: the answer buffer is pinned for the call and its length passed. The read blocks: the kernel
+            // writes the dump a buffer at a time as it is read, and always ends it with NLMSG_DONE or an error.
+            fixed (byte* answers = _answers)
+            {
+                received = Epoll.Receive(_fd, answers, (nuint)_answers.Length, 0);
+            }
+
+            if (received <= 0)
+            {
+                throw new CliException($"up: reading the routing table over netlink failed: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
+            }
+
+            var offset = 0;
+            var buffer = _answers.AsSpan(0, (int)received);
+            while (RouteMessages.TryReadMessage(buffer, ref offset, out var message))
+            {
+                var type = RouteMessages.Read<ushort>(message, 4);
+                if (RouteMessages.Read<uint>(message, 8) != sequence)
+                {
+                    continue;
+                }
+
+                if (type == RouteMessages.Done)
+                {
+                    return found;
+                }
+
+                if (type == RouteMessages.Error)
+                {
+                    var error = message.Length >= RouteMessages.HeaderSize + 4 ? RouteMessages.Read<int>(message, RouteMessages.HeaderSize) : 0;
+                    throw new CliException($"up: the kernel refused to list its routes: {Marshal.GetPInvokeErrorMessage(-error)}");
+                }
+
+                if (KernelRoute.TryRead(message, out var route) && route.Table == table && wanted.Contains(route.Prefix))
+                {
+                    found.Add(route);
+                }
+            }
+        }
+    }
+
+    /// <summary>
+    /// Adds each route of <paramref name="routes"/> through interface <paramref name="interfaceIndex"/> to routing table
+    /// <paramref name="table"/> (254 is the main table), a batch at a time, stopping between batches once
+    /// <paramref name="stop"/> is cancelled; never replaces one (<see cref="RouteMessages.AddFlags"/>). Returns the
+    /// prefixes added; those the kernel refused are in <paramref name="refused"/> with its errno and reason, and the
+    /// rest are still tried.
+    /// </summary>
+    public List<IPPrefix> Add(IReadOnlyList<IPPrefix> routes, int interfaceIndex, uint table, List<RefusedRoute> refused, CancellationToken stop)
     {
         ArgumentNullException.ThrowIfNull(routes);
         ArgumentNullException.ThrowIfNull(refused);
-        var installed = 0;
+        var added = new List<IPPrefix>(routes.Count);
         for (var start = 0; start < routes.Count && !stop.IsCancellationRequested; start += Batch)
         {
             var count = Math.Min(Batch, routes.Count - start);
@@ -71,22 +137,28 @@ internal sealed unsafe class NetlinkRoutes : IDisposable
             var length = 0;
             for (var i = 0; i < count; i++)
             {
-                length += RouteMessages.WriteReplace(_requests.AsSpan(length), ++_sequence, routes[start + i], interfaceIndex, table);
+                length += RouteMessages.WriteAdd(_requests.AsSpan(length), ++_sequence, routes[start + i], interfaceIndex, table);
             }
 
             Send(length);
-            var answered = new bool[count];
-            var failed = ReadAnswers(first, answered, routes, start, refused);
-            var missing = answered.Count(a => !a);
+            var errors = new int?[count];
+            ReadAnswers(first, errors, routes, start, refused);
+            var missing = errors.Count(e => e is null);
             if (missing > 0)
             {
                 throw new CliException($"up: the kernel acknowledged {count - missing} of {count} routes sent at once (from {routes[start]}); the rest are unknown");
             }
 
-            installed += count - failed;
+            for (var i = 0; i < count; i++)
+            {
+                if (errors[i] == 0)
+                {
+                    added.Add(routes[start + i]);
+                }
+            }
         }
 
-        return installed;
+        return added;
     }
 
     public void Dispose() => Epoll.Close(_fd);
@@ -104,13 +176,13 @@ internal sealed unsafe class NetlinkRoutes : IDisposable
     }
 
     /// <summary>
-    /// Reads the acknowledgements of the batch whose first sequence number is <paramref name="first"/>. The kernel
-    /// handles a netlink request inside the send, so every answer is queued by now: a read that finds none ends the wait.
+    /// Reads the acknowledgements of the batch whose first sequence number is <paramref name="first"/> into
+    /// <paramref name="errors"/> (0 or -errno). The kernel handles a netlink request inside the send, so every answer is
+    /// queued by now: a read that finds none ends the wait.
     /// </summary>
-    private int ReadAnswers(uint first, bool[] answered, IReadOnlyList<IPPrefix> routes, int start, List<(IPPrefix, string)> refused)
+    private void ReadAnswers(uint first, int?[] errors, IReadOnlyList<IPPrefix> routes, int start, List<RefusedRoute> refused)
     {
-        var failed = 0;
-        var pending = answered.Length;
+        var pending = errors.Length;
         while (pending > 0)
         {
             nint received;
@@ -123,29 +195,26 @@ internal sealed unsafe class NetlinkRoutes : IDisposable
 
             if (received <= 0)
             {
-                return failed;
+                return;
             }
 
             var offset = 0;
             while (RouteMessages.TryReadAnswer(_answers.AsSpan(0, (int)received), ref offset, out var type, out var sequence, out var error, out var reason))
             {
                 var index = (long)sequence - first;
-                if (type != RouteMessages.Error || index < 0 || index >= answered.Length || answered[index])
+                if (type != RouteMessages.Error || index < 0 || index >= errors.Length || errors[index] is not null)
                 {
                     continue;
                 }
 
-                answered[index] = true;
+                errors[index] = error;
                 pending--;
                 if (error != 0)
                 {
-                    failed++;
                     var text = Marshal.GetPInvokeErrorMessage(-error);
-                    refused.Add((routes[start + (int)index], reason is null ? text : string.Create(CultureInfo.InvariantCulture, $"{text}: {reason}")));
+                    refused.Add(new RefusedRoute(routes[start + (int)index], -error, reason is null ? text : string.Create(CultureInfo.InvariantCulture, $"{text}: {reason}")));
                 }
             }
         }
-
-        return failed;
     }
 }

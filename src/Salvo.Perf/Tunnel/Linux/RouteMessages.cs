@@ -6,8 +6,8 @@ using Salvo.Tunnel.Routing;
 namespace Salvo.Perf.Tunnel.Linux;
 
 /// <summary>
-/// The rtnetlink messages of <c>ip route replace PREFIX dev NAME</c> and the kernel's answers to them, as bytes
-/// (include/uapi/linux/netlink.h, rtnetlink.h). Integers are in host order, as netlink wants them.
+/// The rtnetlink messages of <c>ip route add PREFIX dev NAME</c> and <c>ip route show</c>, and the kernel's answers to
+/// them, as bytes (include/uapi/linux/netlink.h, rtnetlink.h). Integers are in host order, as netlink wants them.
 /// </summary>
 internal static class RouteMessages
 {
@@ -20,10 +20,27 @@ internal static class RouteMessages
     /// <summary>The largest request: header, struct rtmsg (12), RTA_DST with 16 address bytes (20), RTA_OIF (8), RTA_TABLE (8).</summary>
     public const int MaxRequestSize = HeaderSize + 12 + 20 + 8 + 8;
 
-    private const ushort NewRoute = 24;
+    /// <summary>NLMSG_DONE: the end of a dump.</summary>
+    public const ushort Done = 3;
 
-    // NLM_F_REQUEST | NLM_F_ACK | NLM_F_REPLACE | NLM_F_CREATE: what 'ip route replace' sends.
-    private const ushort ReplaceFlags = 0x001 | 0x004 | 0x100 | 0x400;
+    /// <summary>RTM_NEWROUTE: a request to add a route, and each route of a dump.</summary>
+    public const ushort NewRoute = 24;
+
+    /// <summary>The size of a dump request: a header and a struct rtmsg.</summary>
+    public const int DumpRequestSize = HeaderSize + 12;
+
+    /// <summary>
+    /// NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE: what 'ip route add' sends. Never NLM_F_REPLACE (0x100):
+    /// a replace took over a route the host already had (the underlay's own subnet), and the route went with the
+    /// tunnel's interface when it closed; with EXCL the kernel refuses a prefix its table holds with EEXIST.
+    /// </summary>
+    public const ushort AddFlags = 0x001 | 0x004 | 0x200 | 0x400;
+
+    /// <summary>RTM_GETROUTE.</summary>
+    private const ushort GetRoute = 26;
+
+    /// <summary>NLM_F_REQUEST | NLM_F_DUMP (NLM_F_ROOT | NLM_F_MATCH): every route of every table.</summary>
+    private const ushort DumpFlags = 0x001 | 0x100 | 0x200;
 
     /// <summary>NLM_F_CAPPED: the acknowledgement echoes the request's header only.</summary>
     private const ushort Capped = 0x100;
@@ -51,10 +68,10 @@ internal static class RouteMessages
     private const ushort AttributeOutputInterface = 4;
 
     /// <summary>
-    /// Writes one RTM_NEWROUTE (replace) of <paramref name="prefix"/> through interface <paramref name="interfaceIndex"/>
-    /// into routing table <paramref name="table"/>; returns its length.
+    /// Writes one RTM_NEWROUTE (add, never replace) of <paramref name="prefix"/> through interface
+    /// <paramref name="interfaceIndex"/> into routing table <paramref name="table"/>; returns its length.
     /// </summary>
-    public static int WriteReplace(Span<byte> buffer, uint sequence, IPPrefix prefix, int interfaceIndex, uint table = MainTable)
+    public static int WriteAdd(Span<byte> buffer, uint sequence, IPPrefix prefix, int interfaceIndex, uint table = MainTable)
     {
         var v4 = prefix.Address.AddressFamily == AddressFamily.InterNetwork;
         var addressLength = v4 ? 4 : 16;
@@ -64,7 +81,7 @@ internal static class RouteMessages
         message.Clear();
         Write(message, 0, (uint)length);
         Write(message, 4, NewRoute);
-        Write(message, 6, ReplaceFlags);
+        Write(message, 6, AddFlags);
         Write(message, 8, sequence);
         message[16] = v4 ? (byte)2 : (byte)10;
         message[17] = (byte)prefix.Length;
@@ -87,6 +104,18 @@ internal static class RouteMessages
         }
 
         return length;
+    }
+
+    /// <summary>Writes an RTM_GETROUTE dump of the routes of both families in every table; returns its length.</summary>
+    public static int WriteDump(Span<byte> buffer, uint sequence)
+    {
+        var message = buffer[..DumpRequestSize];
+        message.Clear();
+        Write(message, 0, (uint)DumpRequestSize);
+        Write(message, 4, GetRoute);
+        Write(message, 6, DumpFlags);
+        Write(message, 8, sequence);
+        return DumpRequestSize;
     }
 
     /// <summary>
@@ -132,6 +161,26 @@ internal static class RouteMessages
         return true;
     }
 
+    /// <summary>The whole message at <paramref name="offset"/>, header included, and moves past it; false at the end or at one too short to be a message.</summary>
+    public static bool TryReadMessage(ReadOnlySpan<byte> buffer, ref int offset, out ReadOnlySpan<byte> message)
+    {
+        message = default;
+        if (buffer.Length - offset < HeaderSize)
+        {
+            return false;
+        }
+
+        var length = (int)Read<uint>(buffer, offset);
+        if (length < HeaderSize || length > buffer.Length - offset)
+        {
+            return false;
+        }
+
+        message = buffer.Slice(offset, length);
+        offset += Align(length);
+        return true;
+    }
+
     private static string? ReadReason(ReadOnlySpan<byte> attributes)
     {
         while (attributes.Length >= 4)
@@ -155,11 +204,11 @@ internal static class RouteMessages
         return null;
     }
 
-    private static int Align(int length) => (length + 3) & ~3;
+    internal static int Align(int length) => (length + 3) & ~3;
 
     private static void Write<T>(Span<byte> buffer, int offset, T value)
         where T : unmanaged => MemoryMarshal.Write(buffer[offset..], in value);
 
-    private static T Read<T>(ReadOnlySpan<byte> buffer, int offset)
+    internal static T Read<T>(ReadOnlySpan<byte> buffer, int offset)
         where T : unmanaged => MemoryMarshal.Read<T>(buffer[offset..]);
 }
