@@ -148,6 +148,7 @@ internal static class TunnelCommand
             }
 
             IReadOnlyList<PeerStatus> peers;
+            Exception? failure;
             using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
                 interfaceName = tunnel.InterfaceName;
@@ -165,7 +166,7 @@ internal static class TunnelCommand
                 var statusFile = Path.Combine(StatusFolder, tunnel.InterfaceName);
                 try
                 {
-                    while (!stop.IsCancellationRequested)
+                    while (!stop.IsCancellationRequested && tunnel.LoopFailure is null)
                     {
                         await TunnelStatusFiles.WriteAsync(statusFile, TunnelStatusDocument.From(tunnel, DateTimeOffset.UtcNow)).ConfigureAwait(false);
                         await Task.Delay(TimeSpan.FromSeconds(1), stop).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
@@ -177,6 +178,13 @@ internal static class TunnelCommand
                 }
 
                 peers = tunnel.Engine.GetPeers().ToArray();
+                failure = tunnel.LoopFailure;
+            }
+
+            if (failure is not null)
+            {
+                // The tunnel no longer carries packets: it is taken down (interface, routes, socket) rather than left to black-hole its routes.
+                throw new CliException($"up: {interfaceName}: a data loop ended ({failure.GetType().Name}: {failure.Message}); interface, routes, status file and wg control socket removed", CliException.FailureExitCode);
             }
 
             // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.
