@@ -117,10 +117,10 @@ public sealed class KernelTunDevice : ITunDevice
                     break;
                 }
 
-                if (length > batch.BufferSize)
+                if (length > batch.BufferSize || (length == batch.BufferSize && PacketLengths.IsCutShort(batch.NextBuffer)))
                 {
-                    // read(2) on a TUN returns the packet's whole length even when the buffer held only its start
-                    // (drivers/net/tun.c, tun_put_user): the rest is lost, so the packet is dropped, never cut short.
+                    // read(2) on a TUN fills a buffer too small for the packet and drops the rest: the packet is
+                    // dropped whole, never carried cut short.
                     Interlocked.Increment(ref _packetsTooLarge);
                     continue;
                 }

@@ -1,3 +1,4 @@
+using System.Net.Sockets;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using System.Text;
@@ -21,9 +22,11 @@ internal sealed class LinuxTunDevice : TunDevice
 
     private readonly SafeDescriptorHandle _handle;
 
-    /// <summary>A UDP socket, never bound, for the interface requests the TUN descriptor does not answer (its MTU).</summary>
-    private readonly Lazy<System.Net.Sockets.Socket> _requests = new(
-        () => new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Dgram, System.Net.Sockets.ProtocolType.Udp));
+    /// <summary>
+    /// A UDP socket, never bound, for the interface requests the TUN descriptor does not answer (its MTU). Opened with
+    /// the device, so it belongs to the network namespace the interface was created in, whichever thread asks later.
+    /// </summary>
+    private readonly Socket _requests = new(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
 
     private LinuxTunDevice(SafeDescriptorHandle handle, string name, bool hasVirtioHeader, TunOffloads offloads)
     {
@@ -100,14 +103,14 @@ internal sealed class LinuxTunDevice : TunDevice
     {
         var request = MtuRequest(0);
         // Safety: request is a 40-byte struct ifreq on this frame's stack, the size SIOCGIFMTU reads and writes back.
-        return Libc.Ioctl(_requests.Value.SafeHandle, Constants.SIOCGIFMTU, &request) < 0 ? 0 : request.Mtu;
+        return Libc.Ioctl(_requests.SafeHandle, Constants.SIOCGIFMTU, &request) < 0 ? 0 : request.Mtu;
     }
 
     public override unsafe void SetMtu(int mtu)
     {
         var request = MtuRequest(mtu);
         // Safety: request is a 40-byte struct ifreq on this frame's stack, the size SIOCSIFMTU reads.
-        if (Libc.Ioctl(_requests.Value.SafeHandle, Constants.SIOCSIFMTU, &request) < 0)
+        if (Libc.Ioctl(_requests.SafeHandle, Constants.SIOCSIFMTU, &request) < 0)
         {
             throw Failure($"SIOCSIFMTU '{Name}' {mtu}");
         }
@@ -165,10 +168,7 @@ internal sealed class LinuxTunDevice : TunDevice
     public override void Dispose()
     {
         _handle.Dispose();
-        if (_requests.IsValueCreated)
-        {
-            _requests.Value.Dispose();
-        }
+        _requests.Dispose();
     }
 
     private IfReqMtu MtuRequest(int mtu)
