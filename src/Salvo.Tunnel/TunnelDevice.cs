@@ -15,7 +15,9 @@ namespace Salvo.Tunnel;
 /// device), flush. Each loop waits at most 100 ms (the engine's tick), so timers run and <see cref="Dispose"/> returns
 /// promptly. A receive that fails (from the socket or the device) does not end its loop: it is counted in
 /// <see cref="ReceiveErrors"/>, logged at most once a second and followed by a 10 ms pause (<see cref="ReceiveErrorPolicy"/>,
-/// as the library's server workers do).
+/// as the library's server workers do); any other error inside a round drops that round's batch, is counted as
+/// <see cref="TunnelDropReason.InternalError"/> and handled the same way (TunnelDevice.Loops.cs). The device reads
+/// its interface's MTU at start and once a tick, and pads and sizes its buffers for it.
 /// </summary>
 public sealed partial class TunnelDevice : IDisposable
 {

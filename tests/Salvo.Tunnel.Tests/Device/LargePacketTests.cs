@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Tunnel.Tests.Device;
@@ -26,6 +27,21 @@ public sealed class LargePacketTests
             AssertCrosses(devices.TunB, devices.TunA, "198.19.0.2", "198.19.0.1", size);
         }
 
+        AssertNothingLost(devices);
+    }
+
+    [Fact]
+    public void PacketsLongerThanTheConfiguredMtu_CrossTheTcpFallbackBothWaysIntact()
+    {
+        using var devices = new DevicePair(IPAddress.Loopback, TcpFallbackMode.Only, interfaceMtu: 9_000);
+
+        foreach (var size in new[] { 1_421, 1_452, 1_453, 1_500, 9_000 })
+        {
+            AssertCrosses(devices.TunA, devices.TunB, "198.19.0.1", "198.19.0.2", size);
+            AssertCrosses(devices.TunB, devices.TunA, "198.19.0.2", "198.19.0.1", size);
+        }
+
+        Assert.Equal(0, devices.A.TcpSendDrops + devices.B.TcpSendDrops);
         AssertNothingLost(devices);
     }
 
