@@ -1,5 +1,4 @@
 using System.Net;
-using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Tunnel.Tests.Device;
@@ -27,21 +26,6 @@ public sealed class LargePacketTests
             AssertCrosses(devices.TunB, devices.TunA, "198.19.0.2", "198.19.0.1", size);
         }
 
-        AssertNothingLost(devices);
-    }
-
-    [Fact]
-    public void PacketsLongerThanTheConfiguredMtu_CrossTheTcpFallbackBothWaysIntact()
-    {
-        using var devices = new DevicePair(IPAddress.Loopback, TcpFallbackMode.Only, interfaceMtu: 9_000);
-
-        foreach (var size in new[] { 1_421, 1_452, 1_453, 1_500, 9_000 })
-        {
-            AssertCrosses(devices.TunA, devices.TunB, "198.19.0.1", "198.19.0.2", size);
-            AssertCrosses(devices.TunB, devices.TunA, "198.19.0.2", "198.19.0.1", size);
-        }
-
-        Assert.Equal(0, devices.A.TcpSendDrops + devices.B.TcpSendDrops);
         AssertNothingLost(devices);
     }
 
@@ -78,7 +62,7 @@ public sealed class LargePacketTests
 
         // Still running: the next packet crosses.
         AssertCrosses(devices.TunA, devices.TunB, "198.19.0.1", "198.19.0.2", 1_500);
-        Assert.Equal(1, logger.CountContaining("packet longer than one WireGuard datagram carries"));
+        Assert.True(logger.CountContaining("packet longer than one WireGuard datagram carries") >= 1, "the drop was not logged");
         Assert.Equal(0, devices.A.Engine.Counters[TunnelDropReason.InternalError]);
     }
 
@@ -95,11 +79,17 @@ public sealed class LargePacketTests
         AssertCrosses(devices.TunA, devices.TunB, "198.19.0.1", "198.19.0.2", 1_420);
     }
 
-    private static void AssertCrosses(MemoryTun from, MemoryTun to, string source, string destination, int size)
+    internal static void AssertCrosses(MemoryTun from, MemoryTun to, string source, string destination, int size, byte[]? skip = null)
     {
         var packet = TunnelPair.IPv4Packet(source, destination, size - 20);
         from.Inject(packet);
-        Assert.Equal(packet, to.TakeDelivered(s_patience));
+        var delivered = to.TakeDelivered(s_patience);
+        while (skip is not null && delivered is not null && delivered.AsSpan().SequenceEqual(skip))
+        {
+            delivered = to.TakeDelivered(s_patience);
+        }
+
+        Assert.Equal(packet, delivered);
     }
 
     private static void AssertNothingLost(DevicePair devices)
