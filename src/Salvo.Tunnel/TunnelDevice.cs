@@ -15,9 +15,11 @@ namespace Salvo.Tunnel;
 /// device), flush. Each loop waits at most 100 ms (the engine's tick), so timers run and <see cref="Dispose"/> returns
 /// promptly. A receive that fails (from the socket or the device) does not end its loop: it is counted in
 /// <see cref="ReceiveErrors"/>, logged at most once a second and followed by a 10 ms pause (<see cref="ReceiveErrorPolicy"/>,
-/// as the library's server workers do).
+/// as the library's server workers do); any other error inside a round drops that round's batch, is counted as
+/// <see cref="TunnelDropReason.InternalError"/> and handled the same way (TunnelDevice.Loops.cs). The device reads
+/// its interface's MTU at start and once a tick, and pads and sizes its buffers for it.
 /// </summary>
-public sealed class TunnelDevice : IDisposable
+public sealed partial class TunnelDevice : IDisposable
 {
     /// <summary>Packets per device read and datagrams per send: room for two 64 KiB super-packets cut at a 1,420-byte MTU.</summary>
     private const int BatchSize = 128;
@@ -30,8 +32,11 @@ public sealed class TunnelDevice : IDisposable
 
     private const int SocketBufferSize = 4 << 20;
 
-    /// <summary>The largest datagram: an MTU-sized packet padded, with the 32 bytes of header and tag.</summary>
-    private readonly int _maxDatagram;
+    /// <summary>
+    /// Bytes per packet slot of the outbound loop's batch: the larger of the configured MTU and the interface's, as
+    /// last read; it only grows (to at most 65,535, the largest MTU a TUN takes), and the loop grows its batch to match.
+    /// </summary>
+    private volatile int _packetSlotSize;
     private readonly ITunDevice _tun;
     private readonly Lock _configureGate = new();
     private volatile DatagramSocket _socket;
@@ -57,7 +62,8 @@ public sealed class TunnelDevice : IDisposable
         _socketErrors = socketErrors ?? new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
         _deviceErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
         _receive = receive ?? ((socket, batch, timeout) => socket.Receive(batch, timeout));
-        _maxDatagram = configuration.Mtu + 32;
+        _packetSlotSize = Math.Min(configuration.Mtu, LargestTunMtu);
+        _loopErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
         Engine = new TunnelEngine(configuration, time, logger: logger, name: tun.Name);
         _socket = BindDualStack(configuration.ListenPort ?? 0);
         if (configuration.FwMark != 0)
@@ -68,8 +74,11 @@ public sealed class TunnelDevice : IDisposable
 
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
-        _tcp = new TcpPaths(Engine, ListenPort, _maxDatagram, () => new Output(this, new SendBatch(BatchSize, _maxDatagram), flushesDevice: true), _logger,
-            peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off), mark: configuration.FwMark);
+        _tcp = new TcpPaths(Engine, ListenPort, Protocol.MessageLayout.LargestTransportSize, () => new Output(this, flushesDevice: true), _logger,
+            peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off), mark: configuration.FwMark)
+        {
+            MessageFailed = OnTcpMessageFailed,
+        };
         Engine.UseTcpPaths(_tcp);
         if (logger is not null)
         {
@@ -135,7 +144,8 @@ public sealed class TunnelDevice : IDisposable
         ArgumentNullException.ThrowIfNull(configuration);
         ArgumentNullException.ThrowIfNull(tun);
         var device = new TunnelDevice(configuration, tun, time, logger, socketErrors, receive);
-        var output = new Output(device, new SendBatch(BatchSize, device._maxDatagram));
+        device.FollowInterfaceMtu();
+        var output = new Output(device);
         device.Engine.Start(output);
         output.Flush();
         device._outbound.Start();
@@ -208,7 +218,7 @@ public sealed class TunnelDevice : IDisposable
                 return Control.UapiErrno.PortInUse;
             }
 
-            var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
+            var output = new Output(this);
             Engine.Configure(change, output);
             FwMark = mark;
             if (rebound is not null)
@@ -271,100 +281,6 @@ public sealed class TunnelDevice : IDisposable
         SendBufferSize = SocketBufferSize,
     });
 
-    private void RunOutbound()
-    {
-        var packets = new PacketBatch(BatchSize, _maxDatagram);
-        var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
-        var nextTick = DateTime.UtcNow;
-        while (!_stop.IsCancellationRequested)
-        {
-            try
-            {
-                if (ReadPackets(packets) > 0)
-                {
-                    Engine.SendPackets(packets, output);
-                }
-
-                if (DateTime.UtcNow >= nextTick)
-                {
-                    Engine.Tick(output);
-                    nextTick = DateTime.UtcNow + TunnelEngine.TickInterval;
-                }
-
-                output.Flush();
-            }
-            catch (ObjectDisposedException) when (_stop.IsCancellationRequested)
-            {
-                return;
-            }
-        }
-    }
-
-    private void RunInbound()
-    {
-        var datagrams = new ReceiveBatch(ReceiveBuffers, ReceiveBatch.DefaultBufferSize);
-        var output = new Output(this, new SendBatch(BatchSize, _maxDatagram));
-        while (!_stop.IsCancellationRequested)
-        {
-            try
-            {
-                if (ReceiveDatagrams(datagrams) > 0)
-                {
-                    Engine.ReceiveDatagrams(datagrams, output);
-                    output.Flush();
-                    FlushDevice();
-                }
-            }
-            catch (ObjectDisposedException) when (_stop.IsCancellationRequested)
-            {
-                return;
-            }
-        }
-    }
-
-    /// <summary>Reads a batch from the device; 0 when none came or the read failed (counted, logged, backed off).</summary>
-    private int ReadPackets(PacketBatch packets)
-    {
-        try
-        {
-            return _tun.ReadBatch(packets, TunnelEngine.TickInterval);
-        }
-        catch (IOException e)
-        {
-            OnReceiveError(_deviceErrors, "TUN device", e);
-            return 0;
-        }
-    }
-
-    /// <summary>Receives a batch from the socket; 0 when none came or the receive failed (counted, logged, backed off).</summary>
-    private int ReceiveDatagrams(ReceiveBatch datagrams)
-    {
-        try
-        {
-            return _receive(_socket, datagrams, TunnelEngine.TickInterval);
-        }
-        catch (SocketException e)
-        {
-            OnReceiveError(_socketErrors, "UDP socket", e);
-            return 0;
-        }
-        catch (ObjectDisposedException) when (!_stop.IsCancellationRequested)
-        {
-            // A new listen port replaced the socket while this receive waited on the old one.
-            return 0;
-        }
-    }
-
-    private void OnReceiveError(ReceiveErrorPolicy policy, string source, Exception exception)
-    {
-        if (policy.RecordError(out var notLogged))
-        {
-            TunnelLog.ReceiveFailed(_logger, _tun.Name, source, notLogged, exception);
-        }
-
-        policy.BackOff(_stop.Token);
-    }
-
     /// <summary>Writes what the device joined since the last flush, counting the packets the kernel refused.</summary>
     private void FlushDevice()
     {
@@ -372,76 +288,6 @@ public sealed class TunnelDevice : IDisposable
         if (refused > 0)
         {
             Interlocked.Add(ref _tunWriteFailures, refused);
-        }
-    }
-
-    /// <summary>
-    /// Maps the engine's output onto the UDP send batch, the TCP fallback's frames and the device. An output that
-    /// receives for a TCP connection (<paramref name="flushesDevice"/>) also flushes the packets the device joins, as
-    /// the inbound loop does after each batch: nothing else would write them while UDP is silent.
-    /// </summary>
-    private sealed class Output(TunnelDevice device, SendBatch batch, bool flushesDevice = false) : IBatchedOutput
-    {
-        private readonly PendingTcpFrames _tcpFrames = new(BatchSize, device._maxDatagram);
-        private readonly ControlSends _control = new(() => device._socket, device.Engine.Counters);
-
-        public Span<byte> AddControlDatagram(int length, DatagramAddress destination, bool expendable) =>
-            TcpPathAddress.IsTcp(destination) ? AddTcpFrame(length, destination) : _control.Add(length, destination, expendable);
-
-        public Span<byte> AddDatagram(int length, DatagramAddress destination)
-        {
-            if (TcpPathAddress.IsTcp(destination))
-            {
-                return AddTcpFrame(length, destination);
-            }
-
-
-            if (!batch.TryAdd(length, destination, out var payload))
-            {
-                Flush();
-                batch.TryAdd(length, destination, out payload);
-            }
-
-            return payload;
-        }
-
-        public void WritePacket(ReadOnlySpan<byte> packet)
-        {
-            if (!device._tun.Write(packet))
-            {
-                Interlocked.Increment(ref device._tunWriteFailures);
-            }
-        }
-
-        public void Flush()
-        {
-            _control.Flush();
-            if (batch.Count > 0)
-            {
-                device._socket.Send(batch);
-                batch.Clear();
-            }
-
-            if (_tcpFrames.Count > 0)
-            {
-                _tcpFrames.Flush(device._tcp);
-            }
-
-            if (flushesDevice)
-            {
-                device.FlushDevice();
-            }
-        }
-
-        private Span<byte> AddTcpFrame(int length, DatagramAddress path)
-        {
-            if (!_tcpFrames.TryAdd(length, path, out var message))
-            {
-                Flush();
-                _tcpFrames.TryAdd(length, path, out message);
-            }
-
-            return message;
         }
     }
 }

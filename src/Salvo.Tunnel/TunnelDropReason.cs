@@ -72,4 +72,17 @@ public enum TunnelDropReason
     /// behind, or holds up, the data.
     /// </summary>
     ControlSendDropped,
+
+    /// <summary>
+    /// A packet from the device longer than one WireGuard datagram can carry: 65,475 bytes (65,535 less 20 of IPv4
+    /// header, 8 of UDP and 32 of WireGuard), reachable when the interface's MTU is raised above that (a TUN takes up
+    /// to 65,535), or a packet read while the MTU was being raised, longer than the buffer it was read into.
+    /// </summary>
+    PacketTooLarge,
+
+    /// <summary>
+    /// What a data loop held (a batch of packets or datagrams) when an unexpected error interrupted it: the loop drops
+    /// the batch, logs the error (at most once a second) and goes on with the next.
+    /// </summary>
+    InternalError,
 }

@@ -245,6 +245,8 @@ public sealed partial class TunnelEngine
         TunnelDropReason.HandshakeRateLimited => "under load and this source is past 20 handshake messages a second (burst 5)",
         TunnelDropReason.CookieReplyLimited => "under load, no valid cookie (MAC2), and this second's cookie replies are spent: not answered",
         TunnelDropReason.ControlSendDropped => "handshake message or cookie reply not sent: the socket had no room for it without holding up data",
+        TunnelDropReason.PacketTooLarge => "packet longer than one WireGuard datagram carries (65,475 bytes), or longer than the buffer it was read into while the MTU was being raised",
+        TunnelDropReason.InternalError => "a data loop dropped the batch it held after an unexpected error, and went on",
         _ => reason.ToString(),
     };
 }

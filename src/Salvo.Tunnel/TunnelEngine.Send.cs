@@ -19,6 +19,16 @@ public sealed partial class TunnelEngine
             for (var i = 0; i < packets.Count; i++)
             {
                 var packet = packets[i];
+                if (packet.Length > MessageLayout.LargestCarriedPacket)
+                {
+                    lock (_gate)
+                    {
+                        RefusePacket(TunnelDropReason.PacketTooLarge);
+                    }
+
+                    continue;
+                }
+
                 var peer = _routes.LookupDestination(packet);
                 if (peer is not null && TrySealTransport(peer, packet, output, out var keypair, out var counter, out var size))
                 {
@@ -54,17 +64,27 @@ public sealed partial class TunnelEngine
         }
     }
 
-    /// <summary>The size of a transport message carrying <paramref name="packetLength"/> bytes: header, padded plaintext, tag.</summary>
-    internal int TransportSize(int packetLength)
+    /// <summary>
+    /// The size of a transport message carrying <paramref name="packetLength"/> bytes: header, padded plaintext, tag.
+    /// Padding follows WireGuard's rule (the kernel's calculate_skb_padding, wireguard-go's calculatePaddingSize): the
+    /// last MTU-sized unit of the packet (all of it, unless it is longer than the MTU) is padded to a multiple of 16,
+    /// never past the MTU, so a packet longer than the MTU is carried with at most 15 bytes of padding. Never longer
+    /// than <see cref="MessageLayout.LargestTransportSize"/>; the caller refuses longer packets first.
+    /// </summary>
+    internal int TransportSize(int packetLength) => MessageLayout.TransportHeaderSize + PaddedLength(packetLength, _mtu) + MessageLayout.TagSize;
+
+    /// <summary>The plaintext length of <paramref name="packetLength"/> bytes padded for an interface MTU of <paramref name="mtu"/> (0: none known).</summary>
+    internal static int PaddedLength(int packetLength, int mtu)
     {
-        var padded = (packetLength + MessageLayout.PaddingMultiple - 1) / MessageLayout.PaddingMultiple * MessageLayout.PaddingMultiple;
-        if (_mtu > 0 && padded > _mtu)
+        var lastUnit = mtu > 0 && packetLength > mtu ? packetLength % mtu : packetLength;
+        var paddedUnit = (lastUnit + MessageLayout.PaddingMultiple - 1) / MessageLayout.PaddingMultiple * MessageLayout.PaddingMultiple;
+        if (mtu > 0 && paddedUnit > mtu)
         {
-            // Padding never pushes a packet past the tunnel MTU (it would then not fit the path it was sized for).
-            padded = Math.Max(packetLength, _mtu);
+            paddedUnit = mtu;
         }
 
-        return MessageLayout.TransportHeaderSize + padded + MessageLayout.TagSize;
+        // A packet near the 65,475-byte limit may not be padded past it: the datagram would not fit in UDP.
+        return Math.Max(packetLength, Math.Min(packetLength - lastUnit + paddedUnit, MessageLayout.LargestCarriedPacket));
     }
 
     /// <summary>Seals and sends one packet under the engine's lock, applying it to the peer at once (keepalives, packets that waited).</summary>

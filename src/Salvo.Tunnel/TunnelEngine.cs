@@ -32,7 +32,7 @@ public sealed partial class TunnelEngine : IDisposable
     private readonly PeerTable _peers = new();
     private readonly AllowedIps<Peer> _routes = new();
     private readonly SessionIndices<IndexEntry> _indices = new();
-    private readonly int _mtu;
+    private volatile int _mtu;
     private readonly ILogger _logger;
     private readonly TunnelMetrics _metrics;
 
@@ -95,6 +95,17 @@ public sealed partial class TunnelEngine : IDisposable
 
     /// <summary>How often <see cref="Tick"/> should run: fine enough for the 333 ms retransmission jitter.</summary>
     internal static TimeSpan TickInterval { get; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// The interface MTU that padding follows: the configured one until the device reads the interface's own (once a
+    /// tick, so an <c>ip link set mtu</c> applies within 100 ms). Only padding depends on it: a longer packet is still
+    /// carried, up to 65,475 bytes.
+    /// </summary>
+    internal int Mtu
+    {
+        get => _mtu;
+        set => _mtu = value;
+    }
 
     /// <summary>Counts of what was dropped, and why.</summary>
     public TunnelCounters Counters { get; } = new();

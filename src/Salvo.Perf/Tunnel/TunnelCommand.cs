@@ -158,6 +158,7 @@ internal static class TunnelCommand
 
             using var statusDirectory = StatusDirectory.Open(StatusFolder);
             IReadOnlyList<PeerStatus> peers;
+            Exception? failure;
             using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
             {
                 interfaceName = tunnel.InterfaceName;
@@ -174,7 +175,7 @@ internal static class TunnelCommand
                 string? statusProblem = null;
                 try
                 {
-                    while (!stop.IsCancellationRequested)
+                    while (!stop.IsCancellationRequested && tunnel.LoopFailure is null)
                     {
                         var notWritten = TunnelStatusFiles.Write(statusDirectory, tunnel.InterfaceName, TunnelStatusDocument.From(tunnel, DateTimeOffset.UtcNow));
                         if (notWritten is not null && statusProblem is null)
@@ -193,6 +194,13 @@ internal static class TunnelCommand
                 }
 
                 peers = tunnel.Engine.GetPeers().ToArray();
+                failure = tunnel.LoopFailure;
+            }
+
+            if (failure is not null)
+            {
+                // The tunnel no longer carries packets: it is taken down (interface, routes, socket) rather than left to black-hole its routes.
+                throw new CliException($"up: {interfaceName}: a data loop ended ({failure.GetType().Name}: {failure.Message}); interface, routes, status file and wg control socket removed", CliException.FailureExitCode);
             }
 
             // Closing the device's descriptor removed the interface, and the kernel removed its addresses and routes with it.

@@ -58,6 +58,13 @@ internal sealed class ControlSends(Func<DatagramSocket> socket, TunnelCounters c
         _batch.Clear();
     }
 
+    /// <summary>Forgets what is pending without sending it (after an error, a reservation may never have been written).</summary>
+    public void Clear()
+    {
+        _crowded = null;
+        _batch.Clear();
+    }
+
     /// <summary>One SIOCOUTQ per batch: whether sends the kernel still holds take more than a quarter of the buffer.</summary>
     private bool IsCrowded()
     {

@@ -31,6 +31,15 @@ internal static partial class TunnelLog
     [LoggerMessage(9, LogLevel.Warning, "Tunnel {Name}: receiving from the {Source} failed; the loop goes on ({Suppressed} more not logged since the last entry)")]
     public static partial void ReceiveFailed(ILogger logger, string name, string source, long suppressed, Exception exception);
 
+    [LoggerMessage(10, LogLevel.Error, "Tunnel {Name}: the {Loop} loop dropped the batch it held after an unexpected error; the loop goes on ({Suppressed} more not logged since the last entry)")]
+    public static partial void LoopError(ILogger logger, string name, string loop, long suppressed, Exception exception);
+
+    [LoggerMessage(11, LogLevel.Critical, "Tunnel {Name}: the {Loop} loop ended; the tunnel no longer carries packets that way")]
+    public static partial void LoopEnded(ILogger logger, string name, string loop, Exception exception);
+
+    [LoggerMessage(12, LogLevel.Information, "Tunnel {Name}: interface MTU {Old} -> {New}; padding follows it and buffers grow to hold it")]
+    public static partial void MtuChanged(ILogger logger, string name, int old, int @new);
+
     [LoggerMessage(40, LogLevel.Warning, "Tunnel {Name}: control socket request refused with errno {Errno}: {Error}")]
     public static partial void ControlRefused(ILogger logger, string name, int errno, string error);
 

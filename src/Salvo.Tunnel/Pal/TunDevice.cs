@@ -19,6 +19,13 @@ internal abstract class TunDevice : IDisposable
     /// <summary>Bytes of virtio_net_hdr before every packet read and written: 10 when the device has one, else 0.</summary>
     public abstract int VirtioHeaderSize { get; }
 
+    /// <summary>The interface's MTU as the kernel has it now; 0 when it cannot be read (the interface was renamed or deleted).</summary>
+    public abstract int ReadMtu();
+
+    /// <summary>Sets the interface's MTU, as <c>ip link set dev NAME mtu N</c> does.</summary>
+    /// <exception cref="IOException">The kernel refused the value (a TUN takes 68 to 65,535) or the request.</exception>
+    public abstract void SetMtu(int mtu);
+
     /// <summary>Blocks up to <paramref name="timeoutMilliseconds"/> (-1: forever) for a packet; false on timeout.</summary>
     /// <exception cref="ObjectDisposedException">The device was disposed.</exception>
     public abstract bool WaitForPacket(int timeoutMilliseconds);

@@ -41,6 +41,15 @@ internal static class MessageLayout
     public const int PaddingMultiple = 16;
 
     /// <summary>
+    /// The largest transport message: the largest UDP payload over IPv4, 65,535 less 20 bytes of IP header and 8 of
+    /// UDP. IPv6 would take 20 bytes more, but a peer's endpoint may roam between families, so one limit holds for both.
+    /// </summary>
+    public const int LargestTransportSize = 65_507;
+
+    /// <summary>The longest IP packet one transport message carries: <see cref="LargestTransportSize"/> less header and tag, 65,475 bytes.</summary>
+    public const int LargestCarriedPacket = LargestTransportSize - TransportHeaderSize - TagSize;
+
+    /// <summary>
     /// The message type, or <see cref="MessageType.None"/> when the length does not match the type or the three
     /// reserved bytes are not zero.
     /// </summary>

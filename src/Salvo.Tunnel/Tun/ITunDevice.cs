@@ -10,6 +10,19 @@ public interface ITunDevice : IDisposable
     string Offloads => "none (one packet per read and write)";
 
     /// <summary>
+    /// The interface's MTU now, read from the kernel: the tunnel looks once a tick (100 ms) and pads and sizes its
+    /// buffers for it. 0 where the device cannot tell; the tunnel then keeps the configured MTU. Defaults to 0.
+    /// </summary>
+    int Mtu => 0;
+
+    /// <summary>
+    /// Packets the device read but could not hand over because they were longer than the batch's buffers (the MTU was
+    /// raised after the tunnel last looked, or a packet was longer than the MTU); the tunnel counts them as
+    /// <see cref="TunnelDropReason.PacketTooLarge"/>. Only grows. Defaults to 0.
+    /// </summary>
+    long PacketsTooLarge => 0;
+
+    /// <summary>
     /// Waits up to <paramref name="timeout"/> for packets, then reads as many as are ready into
     /// <paramref name="batch"/> (cleared first). Returns the count; 0 on timeout.
     /// </summary>

@@ -60,6 +60,19 @@ public sealed class KernelTunDevice : ITunDevice
     /// <summary>What the kernel took, in words: "TSO4/6, USO4/6, checksum" or "none (one packet per read and write)".</summary>
     public string Offloads => Describe(_device.Offloads);
 
+    /// <summary>The interface's MTU now (SIOCGIFMTU); 0 when it cannot be read (the interface was renamed or deleted).</summary>
+    public int Mtu => _device.ReadMtu();
+
+    /// <inheritdoc />
+    public long PacketsTooLarge => Interlocked.Read(ref _packetsTooLarge);
+
+    private long _packetsTooLarge;
+
+    /// <summary>Sets the interface's MTU, as <c>ip link set dev NAME mtu N</c> does; the tunnel follows it within a tick.</summary>
+    /// <param name="mtu">68 to 65,535, the range the kernel gives a TUN interface.</param>
+    /// <exception cref="IOException">The kernel refused the value.</exception>
+    public void SetMtu(int mtu) => _device.SetMtu(mtu);
+
     /// <summary>Super-packets read and cut into packets.</summary>
     internal long SuperPacketsRead { get; private set; }
 
@@ -102,6 +115,14 @@ public sealed class KernelTunDevice : ITunDevice
                 if (length == 0)
                 {
                     break;
+                }
+
+                if (length > batch.BufferSize || (length == batch.BufferSize && PacketLengths.IsCutShort(batch.NextBuffer)))
+                {
+                    // read(2) on a TUN fills a buffer too small for the packet and drops the rest: the packet is
+                    // dropped whole, never carried cut short.
+                    Interlocked.Increment(ref _packetsTooLarge);
+                    continue;
                 }
 
                 batch.Commit(length);
@@ -176,7 +197,7 @@ public sealed class KernelTunDevice : ITunDevice
 
         _nextSegment = 0;
         _pendingLength = Math.Max(0, length - headerSize);
-        if (length <= headerSize || length == buffer.Length || !TunSegmentation.TryPlan(VirtioNetHeader.Read(buffer), buffer.AsSpan(headerSize, _pendingLength), out _pending))
+        if (length <= headerSize || length >= buffer.Length || !TunSegmentation.TryPlan(VirtioNetHeader.Read(buffer), buffer.AsSpan(headerSize, _pendingLength), out _pending))
         {
             _pending = default;
             MalformedReads++;
@@ -201,9 +222,9 @@ public sealed class KernelTunDevice : ITunDevice
             var length = TunSegmentation.WriteSegment(_pending, packet, _nextSegment, batch.NextBuffer);
             if (length == 0)
             {
-                // Segments are as long as the interface MTU allows and every slot holds an MTU-sized packet; a longer
-                // one means the MTU was raised under the tunnel: the rest of this read cannot be carried.
-                MalformedReads++;
+                // Segments are as long as the interface MTU allows and the tunnel sizes every slot for that MTU once a
+                // tick; a longer one means the MTU was raised since: the rest of this read cannot be carried.
+                Interlocked.Add(ref _packetsTooLarge, _pending.Count - _nextSegment);
                 _nextSegment = _pending.Count;
                 return;
             }

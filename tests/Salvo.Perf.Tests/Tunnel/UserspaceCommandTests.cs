@@ -25,6 +25,9 @@ public sealed class UserspaceCommandTests
         var pid = UserspaceLab.DaemonProcessId(name);
         Assert.True(pid is not null, $"no process serves {name}: {error}");
 
+        // wireguard-go's MTU, not the kernel's 1500 for a new TUN: the engine pads and sizes its buffers for what it reads.
+        Assert.Contains(" mtu 1420 ", NetworkLab.Exec(lab.HostA, "ip", $"link show dev {name}"), StringComparison.Ordinal);
+
         NetworkLab.Exec(lab.HostA, "ip", $"link del {name}");
 
         Assert.True(UserspaceLab.WaitForExit(pid.Value), $"process {pid} still runs 10 s after 'ip link del {name}'");

@@ -5,6 +5,7 @@ using Salvo.Tunnel.Tests.Support;
 namespace Salvo.Tunnel.Tests.Device;
 
 /// <summary>Two running devices on loopback with in-memory TUN devices, the WireGuard messages between them on the TCP fallback.</summary>
+[Collection(TcpFallbackDevicesCollection.Name)]
 public sealed class TcpFallbackDeviceTests
 {
     private static readonly TimeSpan s_wait = TimeSpan.FromSeconds(15);

@@ -14,6 +14,7 @@ public sealed class TunAbiTests
     public void StructSizes_MatchTheCHeaders()
     {
         Assert.Equal(40, Unsafe.SizeOf<IfReq>());
+        Assert.Equal(40, Unsafe.SizeOf<IfReqMtu>());
         Assert.Equal(16, Unsafe.SizeOf<IOVec>());
         Assert.Equal(8, Unsafe.SizeOf<PollFd>());
     }
@@ -24,6 +25,16 @@ public sealed class TunAbiTests
         IfReq request = default;
 
         var offset = Unsafe.ByteOffset(ref Unsafe.As<IfReq, byte>(ref request), ref Unsafe.As<short, byte>(ref request.Flags));
+
+        Assert.Equal(16, (int)offset);
+    }
+
+    [Fact]
+    public void IfReqMtu_SitsAtOffset16()
+    {
+        IfReqMtu request = default;
+
+        var offset = Unsafe.ByteOffset(ref Unsafe.As<IfReqMtu, byte>(ref request), ref Unsafe.As<int, byte>(ref request.Mtu));
 
         Assert.Equal(16, (int)offset);
     }
@@ -43,6 +54,8 @@ public sealed class TunAbiTests
         Assert.Equal(0x20u, Constants.TUN_F_USO4);
         Assert.Equal(0x40u, Constants.TUN_F_USO6);
         Assert.Equal(16, Constants.IFNAMSIZ);
+        Assert.Equal((nuint)0x8921, Constants.SIOCGIFMTU); // include/uapi/linux/sockios.h
+        Assert.Equal((nuint)0x8922, Constants.SIOCSIFMTU);
         Assert.Equal(0x2, Constants.O_RDWR);
         Assert.Equal(0x800, Constants.O_NONBLOCK);
         Assert.Equal(0x80000, Constants.O_CLOEXEC);

@@ -35,12 +35,19 @@ internal sealed class TunnelLab : IDisposable
     /// The TUN interfaces of A and B. Defaults to tun0 in both namespaces; a test that reaches an end through its
     /// control socket (/var/run/wireguard/NAME.sock, shared by every namespace and process) names them uniquely.
     /// </param>
+    /// <param name="underlayMtu">The MTU of the veth pair under the tunnel. Defaults to 1500.</param>
     public TunnelLab(
-        TunnelEnd a, TunnelEnd b, TimeProvider? salvoClock = null, WireGuardKey? keyBExpectsForA = null, bool offloads = true, (string A, string B)? interfaceNames = null)
+        TunnelEnd a,
+        TunnelEnd b,
+        TimeProvider? salvoClock = null,
+        WireGuardKey? keyBExpectsForA = null,
+        bool offloads = true,
+        (string A, string B)? interfaceNames = null,
+        int underlayMtu = 1500)
     {
         _offloads = offloads;
         (InterfaceA, InterfaceB) = interfaceNames ?? (DefaultInterfaceName, DefaultInterfaceName);
-        _lab = new NetworkLab();
+        _lab = new NetworkLab(underlayMtu);
         try
         {
             var keyA = WireGuardKey.GeneratePrivateKey();

@@ -12,12 +12,16 @@ internal sealed class DevicePair : IDisposable
     /// <param name="modeA">A's TCP fallback towards B.</param>
     /// <param name="startA">Starts A on its configuration and device. Defaults to <see cref="TunnelDevice.Start(TunnelConfiguration, ITunDevice, TimeProvider?, Microsoft.Extensions.Logging.ILogger?)"/>.</param>
     /// <param name="startB">Starts B, likewise.</param>
+    /// <param name="interfaceMtu">The MTU both in-memory interfaces report from the start (the configured one stays 1,420). Defaults to 0: none reported.</param>
     public DevicePair(
         IPAddress loopback,
         TcpFallbackMode modeA = TcpFallbackMode.Auto,
         Func<TunnelConfiguration, MemoryTun, TunnelDevice>? startA = null,
-        Func<TunnelConfiguration, MemoryTun, TunnelDevice>? startB = null)
+        Func<TunnelConfiguration, MemoryTun, TunnelDevice>? startB = null,
+        int interfaceMtu = 0)
     {
+        TunA.Mtu = interfaceMtu;
+        TunB.Mtu = interfaceMtu;
         startA ??= (configuration, tun) => TunnelDevice.Start(configuration, tun);
         startB ??= (configuration, tun) => TunnelDevice.Start(configuration, tun);
         var keyA = WireGuardKey.GeneratePrivateKey();

@@ -8,7 +8,15 @@ internal sealed class MemoryTun(string name) : ITunDevice
     private readonly BlockingCollection<byte[]> _toSend = [];
     private readonly BlockingCollection<byte[]> _delivered = [];
 
+    private long _packetsTooLarge;
+
     public string Name => name;
+
+    /// <summary>The MTU the "interface" reports; tests change it under a running tunnel as <c>ip link set mtu</c> would. 0: none reported.</summary>
+    public int Mtu { get; set; }
+
+    /// <summary>Injected packets that did not fit the tunnel's batch buffers, as a kernel TUN device counts them.</summary>
+    public long PacketsTooLarge => Interlocked.Read(ref _packetsTooLarge);
 
     /// <summary>A packet the "kernel" hands to the tunnel, as if an application sent it.</summary>
     public void Inject(byte[] packet) => _toSend.Add(packet);
@@ -27,7 +35,10 @@ internal sealed class MemoryTun(string name) : ITunDevice
 
         do
         {
-            batch.TryAdd(packet);
+            if (!batch.TryAdd(packet))
+            {
+                Interlocked.Increment(ref _packetsTooLarge);
+            }
         }
         while (!batch.IsFull && _toSend.TryTake(out packet));
 

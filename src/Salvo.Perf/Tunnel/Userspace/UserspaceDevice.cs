@@ -26,6 +26,9 @@ internal sealed class UserspaceDevice : IDisposable
 
     public string SocketPath => _socket.Path;
 
+    /// <summary>Why a data loop of the device ended (the device no longer carries packets); null while both run.</summary>
+    public Exception? LoopFailure => _device.LoopFailure;
+
     /// <summary>Starts the device on <paramref name="tun"/> (taken over) and its socket.</summary>
     /// <exception cref="IOException">Another process answers on the interface's socket.</exception>
     public static UserspaceDevice Start(ITunDevice tun, ILogger logger)

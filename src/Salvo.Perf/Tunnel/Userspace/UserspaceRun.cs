@@ -26,6 +26,18 @@ internal static class UserspaceRun
             throw new CliException($"userspace: cannot create the TUN interface {interfaceName}: {e.Message}", CliException.FailureExitCode);
         }
 
+        try
+        {
+            // wireguard-go creates its TUN at 1420 (device.DefaultMTU), leaving room for WireGuard over IPv6 on a
+            // 1,500-byte path; the kernel's own default for a TUN is 1,500. The tunnel follows later changes either way.
+            tun.SetMtu(Salvo.Tunnel.Configuration.TunnelConfiguration.DefaultMtu);
+        }
+        catch (IOException e)
+        {
+            tun.Dispose();
+            throw new CliException($"userspace: cannot set the MTU of {interfaceName}: {e.Message}", CliException.FailureExitCode);
+        }
+
         UserspaceDevice started;
         try
         {
@@ -37,6 +49,7 @@ internal static class UserspaceRun
         }
 
         string why;
+        string? failed = null;
         using (var device = started)
         {
             console.Note($"{UserspaceCommand.ReadyLine(device.InterfaceName)}{device.SocketPath} (wg, wg-quick)");
@@ -50,8 +63,20 @@ internal static class UserspaceRun
                     break;
                 }
 
+                if (device.LoopFailure is { } failure)
+                {
+                    failed = $"a data loop ended: {failure.GetType().Name}: {failure.Message}";
+                    break;
+                }
+
                 await Task.Delay(s_watchInterval, cancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
             }
+        }
+
+        if (failed is not null)
+        {
+            // The tunnel no longer carries packets: leaving the interface up would black-hole its routes.
+            throw new CliException($"userspace: {interfaceName}: {failed}; interface and control socket removed", CliException.FailureExitCode);
         }
 
         // A stop signal is this process's usual end, as for wireguard-go: exit 0, the socket removed with the device.

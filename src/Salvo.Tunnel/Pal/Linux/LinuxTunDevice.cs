@@ -1,3 +1,4 @@
+using System.Net.Sockets;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using System.Text;
@@ -20,6 +21,12 @@ internal sealed class LinuxTunDevice : TunDevice
     private const int VirtioNetHdrSize = 10;
 
     private readonly SafeDescriptorHandle _handle;
+
+    /// <summary>
+    /// A UDP socket, never bound, for the interface requests the TUN descriptor does not answer (its MTU). Opened with
+    /// the device, so it belongs to the network namespace the interface was created in, whichever thread asks later.
+    /// </summary>
+    private readonly Socket _requests = new(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
 
     private LinuxTunDevice(SafeDescriptorHandle handle, string name, bool hasVirtioHeader, TunOffloads offloads)
     {
@@ -92,6 +99,23 @@ internal sealed class LinuxTunDevice : TunDevice
         return TunOffloads.None;
     }
 
+    public override unsafe int ReadMtu()
+    {
+        var request = MtuRequest(0);
+        // Safety: request is a 40-byte struct ifreq on this frame's stack, the size SIOCGIFMTU reads and writes back.
+        return Libc.Ioctl(_requests.SafeHandle, Constants.SIOCGIFMTU, &request) < 0 ? 0 : request.Mtu;
+    }
+
+    public override unsafe void SetMtu(int mtu)
+    {
+        var request = MtuRequest(mtu);
+        // Safety: request is a 40-byte struct ifreq on this frame's stack, the size SIOCSIFMTU reads.
+        if (Libc.Ioctl(_requests.SafeHandle, Constants.SIOCSIFMTU, &request) < 0)
+        {
+            throw Failure($"SIOCSIFMTU '{Name}' {mtu}");
+        }
+    }
+
     public override unsafe bool WaitForPacket(int timeoutMilliseconds)
     {
         using var lease = new DescriptorLease(_handle);
@@ -140,7 +164,19 @@ internal sealed class LinuxTunDevice : TunDevice
             return Libc.Writev(_handle, vectors, 2) == header.Length + packet.Length;
         }
     }
-    public override void Dispose() => _handle.Dispose();
+
+    public override void Dispose()
+    {
+        _handle.Dispose();
+        _requests.Dispose();
+    }
+
+    private IfReqMtu MtuRequest(int mtu)
+    {
+        var request = new IfReqMtu { Mtu = mtu };
+        Encoding.ASCII.GetBytes(Name, request.Name);
+        return request;
+    }
 
     /// <summary>The last call's errno as an exception, with what to do where the fix is known.</summary>
     private static IOException Failure(string call)

@@ -5,11 +5,13 @@ namespace Salvo.Tunnel.Paths;
 /// <summary>
 /// The messages one device loop has for TCP connections since its last flush, in one buffer: the engine fills each
 /// in place, as it fills a UDP send batch, and <see cref="Flush"/> hands each connection's run of them over in one
-/// <see cref="StreamConnection.TrySendBatch"/>.
+/// <see cref="StreamConnection.TrySendBatch"/>. The buffer starts at <paramref name="capacity"/> messages of
+/// <paramref name="maxMessage"/> bytes; a longer message grows it (once empty) to hold that many of its length, and
+/// it never shrinks, so the engine's messages are never refused.
 /// </summary>
 internal sealed class PendingTcpFrames(int capacity, int maxMessage)
 {
-    private readonly byte[] _buffer = GC.AllocateUninitializedArray<byte>(capacity * maxMessage);
+    private byte[] _buffer = GC.AllocateUninitializedArray<byte>(capacity * maxMessage);
     private readonly (DatagramAddress Path, int Offset, int Length)[] _frames = new (DatagramAddress, int, int)[capacity];
     private readonly ReadOnlyMemory<byte>[] _run = new ReadOnlyMemory<byte>[capacity];
     private int _count;
@@ -20,6 +22,11 @@ internal sealed class PendingTcpFrames(int capacity, int maxMessage)
     /// <summary>Reserves <paramref name="length"/> bytes for the connection named <paramref name="path"/>; false when full (flush first).</summary>
     public bool TryAdd(int length, DatagramAddress path, out Span<byte> message)
     {
+        if (_count == 0 && length > _buffer.Length / _frames.Length)
+        {
+            _buffer = GC.AllocateUninitializedArray<byte>(checked(_frames.Length * length));
+        }
+
         if (_count == _frames.Length || _used + length > _buffer.Length)
         {
             message = default;
@@ -50,6 +57,12 @@ internal sealed class PendingTcpFrames(int capacity, int maxMessage)
             start = end;
         }
 
+        Clear();
+    }
+
+    /// <summary>Forgets what is pending without sending it.</summary>
+    public void Clear()
+    {
         _run.AsSpan(0, _count).Clear();
         _count = 0;
         _used = 0;

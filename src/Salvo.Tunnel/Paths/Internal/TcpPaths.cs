@@ -22,7 +22,6 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
     private readonly TunnelEngine _engine;
     private readonly Func<IBatchedOutput> _createOutput;
-    private readonly int _maxMessage;
     private readonly int _peers;
     private readonly LengthPrefixFramer _framer;
     private readonly StreamClient _client;
@@ -35,7 +34,7 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
     /// <param name="engine">Where received messages go, and whom dials and closes are reported to.</param>
     /// <param name="port">The UDP socket's port: the listener takes the same number.</param>
-    /// <param name="maxMessage">The largest WireGuard message.</param>
+    /// <param name="maxMessage">The largest WireGuard message a frame may carry; a longer frame ends its connection.</param>
     /// <param name="createOutput">An output for the engine's answers to one connection's messages.</param>
     /// <param name="logger">Where a listener that cannot start is reported.</param>
     /// <param name="peers">Peers that may fall back to TCP; 0 opens no listener.</param>
@@ -44,7 +43,6 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     {
         _engine = engine;
         _createOutput = createOutput;
-        _maxMessage = maxMessage;
         _peers = peers;
         _mark = mark;
         _framer = new LengthPrefixFramer(maxMessage);
@@ -73,6 +71,12 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
     /// <summary>The listening socket, for tests that read its options; null when there is no listener.</summary>
     internal Socket? ListenerSocket => _listener?.Socket;
+
+    /// <summary>
+    /// Told of a message whose handling failed unexpectedly (the engine threw): the message is dropped and the
+    /// connection reads on, so one message never ends it. Defaults to none.
+    /// </summary>
+    internal Action<Exception>? MessageFailed { get; init; }
 
     /// <summary>Sees each socket of the TCP fallback (listeners and the connections this end opens) once marked, before it binds or connects (tests read its mark).</summary>
     internal Action<Socket>? SocketConfigured { get; set; }
@@ -181,17 +185,25 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     public void OnConnected(StreamConnection connection)
     {
         var address = TcpPathAddress.Create(Interlocked.Increment(ref _nextId));
-        connection.Tag = new ConnectionState(address, new byte[_maxMessage], _createOutput());
+        connection.Tag = new ConnectionState(address, _createOutput());
         _connections[address] = connection;
     }
 
     public ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message)
     {
         var state = (ConnectionState)connection.Tag!;
-        var length = (int)message.Length;
-        message.CopyTo(state.Buffer);
-        _engine.ReceiveDatagram(state.Buffer.AsSpan(0, length), state.Address, state.Output);
-        state.Output.Flush();
+        try
+        {
+            var buffer = state.BufferFor((int)message.Length);
+            message.CopyTo(buffer);
+            _engine.ReceiveDatagram(buffer, state.Address, state.Output);
+            state.Output.Flush();
+        }
+        catch (Exception e) when (MessageFailed is not null)
+        {
+            MessageFailed(e);
+        }
+
         return ValueTask.CompletedTask;
     }
 
@@ -270,12 +282,23 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     }
 
     /// <summary>One connection's name, receive buffer and output (the handler runs one message at a time per connection).</summary>
-    private sealed class ConnectionState(DatagramAddress address, byte[] buffer, IBatchedOutput output)
+    private sealed class ConnectionState(DatagramAddress address, IBatchedOutput output)
     {
+        /// <summary>Room for a handshake and a transport message of a 1,420-byte MTU; longer messages grow it (never past the framer's limit).</summary>
+        private byte[] _buffer = new byte[2048];
+
         public DatagramAddress Address { get; } = address;
 
-        public byte[] Buffer { get; } = buffer;
-
         public IBatchedOutput Output { get; } = output;
+
+        public Span<byte> BufferFor(int length)
+        {
+            if (length > _buffer.Length)
+            {
+                _buffer = new byte[length];
+            }
+
+            return _buffer.AsSpan(0, length);
+        }
     }
 }

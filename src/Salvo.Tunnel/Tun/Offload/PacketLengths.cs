@@ -10,6 +10,18 @@ internal static class PacketLengths
 {
     private const int IPv6HeaderLength = 40;
 
+    /// <summary>
+    /// Whether <paramref name="packet"/> is shorter than its IP header says: a read into a buffer too small for the
+    /// packet returns the buffer's length and loses the rest (seen from a TUN read on Linux 6.x), so a read that fills
+    /// its buffer is checked here.
+    /// </summary>
+    public static bool IsCutShort(ReadOnlySpan<byte> packet) => (packet.Length > 0 ? packet[0] >> 4 : 0) switch
+    {
+        4 when packet.Length >= 4 => BinaryPrimitives.ReadUInt16BigEndian(packet[2..]) > packet.Length,
+        6 when packet.Length >= 6 => IPv6HeaderLength + BinaryPrimitives.ReadUInt16BigEndian(packet[4..]) > packet.Length,
+        _ => false,
+    };
+
     /// <param name="packet">The whole packet, headers first.</param>
     /// <param name="ipHeaderLength">Bytes of the IP header (IPv4 with options, or the 40 of IPv6).</param>
     /// <param name="isIPv6">IPv6 rather than IPv4.</param>
