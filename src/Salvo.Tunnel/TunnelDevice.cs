@@ -49,6 +49,9 @@ public sealed partial class TunnelDevice : IDisposable
     private readonly ReceiveErrorPolicy _deviceErrors;
     private readonly Func<DatagramSocket, ReceiveBatch, TimeSpan, int> _receive;
 
+    /// <summary>Replaced sockets close after the loops' next turn: each reads the field anew and waits at most a tick (100 ms) in a receive.</summary>
+    private readonly RetiringSockets _retiring = new(5 * TunnelEngine.TickInterval);
+
     private TunnelDevice(
         TunnelConfiguration configuration,
         ITunDevice tun,
@@ -160,6 +163,7 @@ public sealed partial class TunnelDevice : IDisposable
         _outbound.Join(TimeSpan.FromSeconds(2));
         _inbound.Join(TimeSpan.FromSeconds(2));
         _tcp.Dispose();
+        _retiring.Dispose();
         _socket.Dispose();
         _tun.Dispose();
         Engine.Dispose();
@@ -170,7 +174,8 @@ public sealed partial class TunnelDevice : IDisposable
     /// Applies a checked change (a UAPI <c>set=1</c>): a new listen port is bound (UDP, then the TCP fallback's
     /// listener on the same number) and the firewall mark set before anything else changes, so a port in use or a
     /// refused mark changes nothing; then the engine applies the rest under its lock, and the new sockets take over.
-    /// The old UDP socket closes once both loops have left it; the old listener stops accepting at once.
+    /// The old UDP socket closes once both loops have left it; the old listener stops accepting at once. A port whose
+    /// old socket has not closed yet is taken back with that socket, so flipping between two ports never refuses.
     /// </summary>
     /// <returns>0, or the UAPI errno, with <paramref name="error"/> saying why.</returns>
     internal int Configure(Control.TunnelChange change, out string? error)
@@ -180,6 +185,9 @@ public sealed partial class TunnelDevice : IDisposable
         lock (_configureGate)
         {
             DatagramSocket? rebound = null;
+            var reboundMark = 0u;
+            var oldMark = FwMark;
+            var takenBack = false;
             TcpPaths.Listener? listener = null;
             var mark = change.FwMark ?? FwMark;
             var step = "fwmark";
@@ -188,13 +196,14 @@ public sealed partial class TunnelDevice : IDisposable
                 if (change.ListenPort is { } port && port != ListenPort)
                 {
                     step = $"listen_port {port}";
-                    rebound = BindDualStack(port);
+                    takenBack = _retiring.TryTake(port, out rebound, out reboundMark);
+                    rebound ??= BindDualStack(port);
                     step = $"listen_port {port} (TCP fallback listener on {rebound.LocalEndPoint.Port})";
                     listener = _tcp.Listen(rebound.LocalEndPoint.Port, mark);
                     step = "fwmark";
                 }
 
-                if (rebound is not null ? mark != 0 : mark != FwMark)
+                if (rebound is not null ? mark != reboundMark : mark != FwMark)
                 {
                     SetMark(rebound ?? _socket, mark);
                 }
@@ -206,7 +215,16 @@ public sealed partial class TunnelDevice : IDisposable
             }
             catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
             {
-                rebound?.Dispose();
+                if (takenBack)
+                {
+                    // A loop may still be in a receive on it: it goes back to close after the same delay.
+                    _retiring.Retire(rebound!, reboundMark);
+                }
+                else
+                {
+                    rebound?.Dispose();
+                }
+
                 listener?.Abandon();
                 if (rebound is null && mark != FwMark && step == "fwmark")
                 {
@@ -226,17 +244,13 @@ public sealed partial class TunnelDevice : IDisposable
                 _tcp.ReplaceListener(listener, mark);
                 var old = _socket;
                 _socket = rebound;
-                RetireSocket(old);
+                _retiring.Retire(old, oldMark);
             }
 
             output.Flush();
             return Control.UapiErrno.None;
         }
     }
-
-    /// <summary>Closes a replaced socket after the loops' next turn: each reads the field anew and waits at most a tick (100 ms) in a receive.</summary>
-    private void RetireSocket(DatagramSocket socket) =>
-        _ = Task.Delay(5 * TunnelEngine.TickInterval).ContinueWith(_ => socket.Dispose(), TaskScheduler.Default);
 
     private static void SetMark(DatagramSocket socket, uint mark) => Pal.TunnelPlatform.Current.SetSocketMark(socket.Socket, mark);
 

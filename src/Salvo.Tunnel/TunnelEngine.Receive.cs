@@ -223,6 +223,7 @@ public sealed partial class TunnelEngine
         if (!_indices.TryGetValue(receiver, out var entry) || entry.Keypair is null)
         {
             RefuseLocked(TunnelDropReason.UnknownIndex, source);
+            AnswerStaleSession(source, output);
             return;
         }
 

@@ -85,6 +85,37 @@ public sealed class ServerLimitsTests
         Assert.Contains("1 refused over the cap", total, StringComparison.Ordinal);
     }
 
+    /// <summary>Before, with 1,024 silent connections pending, every new connection was closed at once for up to the sort timeout.</summary>
+    [Fact]
+    public async Task Server_MoreSilentConnectionsThanTheCap_TheOldestGiveWayAndARealClientIsServed()
+    {
+        await using var server = await SalvoServerUnderTest.StartAsync(format: OutputFormat.Text);
+        var silent = new List<Socket>();
+        try
+        {
+            for (var i = 0; i < ServerLimits.DefaultMaxPending + 100; i++)
+            {
+                silent.Add(await ConnectAsync(server.Port));
+            }
+
+            Assert.True(await server.WaitForLogAsync("the oldest silent one gives way to a new one"), server.Log);
+            var clock = Stopwatch.StartNew();
+
+            var (exit, _, error) = await Cli.RunAsync("client", "127.0.0.1", "-p", Port(server), "-t", "0.5", "-b", "1M", "-i", "0");
+
+            Assert.True(exit == 0, error + server.Log);
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(5), $"the client took {clock.Elapsed}");
+            Assert.Empty(await ReadAsync(silent[0], 1)); // the oldest was closed to make room
+        }
+        finally
+        {
+            foreach (var socket in silent)
+            {
+                socket.Dispose();
+            }
+        }
+    }
+
     /// <summary>Five clients that sent a valid iperf3 cookie and nothing else held the slot for 50 s, one after another.</summary>
     [Fact]
     public async Task Server_ClientsStuckAfterTheIperf3Cookie_HoldNoSlot()

@@ -144,6 +144,22 @@ public sealed class TunnelUpShowTests : IDisposable
     }
 
     [Theory]
+    [InlineData("-x")]
+    [InlineData("-")]
+    [InlineData("wg\u00e9t\u00e9")]
+    [InlineData("\u0442\u0443\u043d\u043d\u0435\u043b\u044c")]
+    public async Task Userspace_NameTheKernelOrThisCliRefuses_FailsAtOnceNamingTheArgument(string name)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+
+        var (exit, _, error) = await Cli.RunAsync("tunnel", "userspace", name);
+
+        Assert.Equal(2, exit);
+        Assert.Contains("userspace: IFACE: '", error, StringComparison.Ordinal);
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(5), $"took {clock.Elapsed}");
+    }
+
+    [Theory]
     [InlineData("salvo0", null)]
     [InlineData("abcdefghijklmno", null)]
     [InlineData("", "is 0 characters")]
@@ -152,6 +168,11 @@ public sealed class TunnelUpShowTests : IDisposable
     [InlineData("a/b", "'/', ':' or whitespace")]
     [InlineData("a:b", "'/', ':' or whitespace")]
     [InlineData("a b", "'/', ':' or whitespace")]
+    [InlineData("wg\u00e9", "other than printable ASCII")]
+    [InlineData("\u0442\u0443\u043d\u043d\u0435\u043b\u044c", "other than printable ASCII")]
+    [InlineData("a\u0001", "other than printable ASCII")]
+    [InlineData("-x", "starts with '-'")]
+    [InlineData("-", "starts with '-'")]
     public void InterfaceName_FollowsTheKernelsRules(string name, string? expected)
     {
         var problem = TunInterfaceName.Problem(name);

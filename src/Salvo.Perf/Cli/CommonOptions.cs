@@ -124,6 +124,38 @@ internal static class CommonOptions
         return option;
     }
 
+    /// <summary>
+    /// One of an enum's names, in any case; the error names the option and the names. A number is refused: the
+    /// runtime's own parse takes "-1" or "7" for an enum and the value then failed deep inside with a .NET parameter
+    /// message.
+    /// </summary>
+    /// <param name="name">The option's name.</param>
+    /// <param name="defaultValue">The default.</param>
+    /// <param name="description">Help text; the names and "Defaults to ..." are appended.</param>
+    public static Option<T> Enum<T>(string name, T defaultValue, string description)
+        where T : struct, Enum
+    {
+        var names = System.Enum.GetNames<T>();
+        return new Option<T>(name)
+        {
+            Description = $"{description} One of {string.Join(", ", names)}. Defaults to {defaultValue}.",
+            HelpName = string.Join('|', names),
+            DefaultValueFactory = _ => defaultValue,
+            CustomParser = result =>
+            {
+                var text = result.Tokens.Count == 1 ? result.Tokens[0].Value : string.Empty;
+                var match = names.FirstOrDefault(n => string.Equals(n, text, StringComparison.OrdinalIgnoreCase));
+                if (match is null)
+                {
+                    result.AddError($"{name}: '{text}' is not one of {string.Join(", ", names)}.");
+                    return defaultValue;
+                }
+
+                return System.Enum.Parse<T>(match);
+            },
+        };
+    }
+
     /// <summary>A duration in seconds, greater than 0 and at most a day.</summary>
     /// <param name="name">The option's name.</param>
     /// <param name="alias">Its short alias, or null.</param>

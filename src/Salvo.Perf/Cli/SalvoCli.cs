@@ -88,7 +88,7 @@ internal static class SalvoCli
             console.Error.WriteLine($"salvo: error: {e.Message} ({e.SocketErrorCode})");
             return CliException.FailureExitCode;
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException or TimeoutException or ArgumentException or PlatformNotSupportedException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException or TimeoutException or ArgumentException or NotSupportedException)
         {
             console.Error.WriteLine($"salvo: error: {e.Message}");
             return CliException.FailureExitCode;

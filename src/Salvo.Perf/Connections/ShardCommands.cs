@@ -31,7 +31,7 @@ internal static class ShardCommands
         var source = new Option<string>("--source") { Description = "Source address. Defaults to 127.0.0.2.", HelpName = "ADDRESS", DefaultValueFactory = _ => "127.0.0.2" };
         var count = CommonOptions.Int("--count", null, "COUNT", 1, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections.");
         var active = CommonOptions.Int("--active", null, "COUNT", 0, 0, ConnectionsRunner.MaxConnectionsPerProcess, "Connections that send.");
-        var rate = new Option<double>("--rate") { Description = "Messages/s. Defaults to 0.", HelpName = "PER_SECOND", DefaultValueFactory = _ => 0 };
+        var rate = CommonOptions.Double("--rate", null, "PER_SECOND", 0, 0, 10_000_000, "messages/s", "Messages/s, as 'salvo connections --rate' passes it.");
         var time = CommonOptions.Seconds("--time", null, 10, "Seconds of traffic.");
         var minSize = CommonOptions.Int("--min-size", null, "BYTES", 16, 8, 65_536, "Smallest message.");
         var maxSize = CommonOptions.Int("--max-size", null, "BYTES", 512, 8, 65_536, "Largest message.");

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Net.Sockets;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Traffic;
@@ -11,8 +12,10 @@ namespace Salvo.Perf.Sockperf;
 /// (Salvo, iperf3, or silent), so that the handler neither peeks again nor waits a second time for a peer that
 /// sends nothing. Sorting per connection matters because a sockperf 3.7 TCP client connects and then waits 2 s
 /// before its first message (seen on the wire), which must not hold up the next client. At most
-/// <see cref="ServerLimits.MaxPending"/> connections are sorted or in their handshake at once; one more is closed
-/// at once, counted and logged.
+/// <see cref="ServerLimits.MaxPending"/> connections are sorted or in their handshake at once. One more takes the
+/// place of the oldest that has sent nothing yet, which is closed, counted and logged: 1,024 silent connections used
+/// to refuse every client for the sort timeout (stock iperf3's server failed with 3,000 open), where a working client
+/// sends at once and should be served at once. When every connection waiting has sent something, the new one is closed.
 /// </summary>
 internal sealed class SockperfTcpDiverter : IDisposable
 {
@@ -33,6 +36,9 @@ internal sealed class SockperfTcpDiverter : IDisposable
     private readonly HashSet<Task> _connections = [];
     private readonly Lock _lock = new();
     private readonly Task _acceptLoop;
+
+    /// <summary>Connections that have sent nothing yet, oldest first: the ones a new connection over the cap replaces.</summary>
+    private readonly LinkedList<Unsorted> _unsorted = [];
     private int _pending;
 
     /// <param name="listener">The listening TCP socket.</param>
@@ -91,7 +97,7 @@ internal sealed class SockperfTcpDiverter : IDisposable
                 continue;
             }
 
-            if (Interlocked.Increment(ref _pending) > _limits.MaxPending)
+            if (Interlocked.Increment(ref _pending) > _limits.MaxPending && !EvictOldestSilent())
             {
                 Interlocked.Decrement(ref _pending);
                 _tally.Refused(ServerTally.Refusal.OverLimit);
@@ -122,12 +128,63 @@ internal sealed class SockperfTcpDiverter : IDisposable
             CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
     }
 
+    /// <summary>Closes the oldest connection that has sent nothing; false when every waiting one has sent something.</summary>
+    private bool EvictOldestSilent()
+    {
+        Unsorted oldest;
+        lock (_lock)
+        {
+            if (_unsorted.First is not { } first)
+            {
+                return false;
+            }
+
+            oldest = first.Value;
+            _unsorted.RemoveFirst();
+            oldest.Node = null;
+        }
+
+        // Its sort ends at once and gives its place (and its count in _pending) back; the new connection has it now.
+        oldest.Evict();
+        _tally.Refused(ServerTally.Refusal.OverLimit);
+        _overLimit.Write($"salvo server: closed {oldest.Remote}, silent for {oldest.Age.TotalSeconds:F1} s: {_limits.MaxPending:N0} connections are waiting for their first message or handshake, and the oldest silent one gives way to a new one");
+        return true;
+    }
+
     private async Task HandOnAsync(Socket socket)
     {
         var pending = true;
+        using var unsorted = new Unsorted(socket, _stop.Token);
+        lock (_lock)
+        {
+            unsorted.Node = _unsorted.AddLast(unsorted);
+        }
+
         try
         {
-            var kind = await SortAsync(socket, _limits.SortTimeout, _stop.Token).ConfigureAwait(false);
+            ControlClientKind? kind;
+            try
+            {
+                kind = await SortAsync(socket, _limits.SortTimeout, unsorted.Token).ConfigureAwait(false);
+            }
+            finally
+            {
+                lock (_lock)
+                {
+                    if (unsorted.Node is { } node)
+                    {
+                        _unsorted.Remove(node);
+                        unsorted.Node = null;
+                    }
+                }
+            }
+
+            if (unsorted.Evicted)
+            {
+                socket.Dispose();
+                return;
+            }
+
             if (kind is null)
             {
                 Interlocked.Decrement(ref _pending);
@@ -136,7 +193,7 @@ internal sealed class SockperfTcpDiverter : IDisposable
                 return;
             }
 
-            await _control(socket, kind.Value, _stop.Token).ConfigureAwait(false);
+            await _control(socket, kind!.Value, _stop.Token).ConfigureAwait(false);
         }
         catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
         {
@@ -149,6 +206,44 @@ internal sealed class SockperfTcpDiverter : IDisposable
                 Interlocked.Decrement(ref _pending);
             }
         }
+    }
+
+    /// <summary>A connection being sorted: its place in <see cref="_unsorted"/>, and the token that evicts it.</summary>
+    private sealed class Unsorted : IDisposable
+    {
+        private readonly CancellationTokenSource _evict;
+        private readonly long _since = Stopwatch.GetTimestamp();
+
+        public Unsorted(Socket socket, CancellationToken stop)
+        {
+            _evict = CancellationTokenSource.CreateLinkedTokenSource(stop);
+            Remote = socket.RemoteEndPoint;
+        }
+
+        public System.Net.EndPoint? Remote { get; }
+
+        public LinkedListNode<Unsorted>? Node { get; set; }
+
+        public CancellationToken Token => _evict.Token;
+
+        public bool Evicted { get; private set; }
+
+        public TimeSpan Age => Stopwatch.GetElapsedTime(_since);
+
+        public void Evict()
+        {
+            Evicted = true;
+            try
+            {
+                _evict.Cancel();
+            }
+            catch (ObjectDisposedException)
+            {
+                // Its sort ended on its own between being taken off the list and this: nothing is left to stop.
+            }
+        }
+
+        public void Dispose() => _evict.Dispose();
     }
 
     /// <summary>Null for a sockperf client, else who opened the connection.</summary>

@@ -236,7 +236,16 @@ internal static class ServerCommand
     {
         for (var attempt = 1; ; attempt++)
         {
-            var engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend, sockperf, afXdpBusyPoll), address, port);
+            IReceiveEngine engine;
+            try
+            {
+                engine = Bind(() => ReceiveEngines.Create(new IPEndPoint(address, port), workers, answerRequests: true, backend, sockperf, afXdpBusyPoll), address, port);
+            }
+            catch (NotSupportedException e) when (backend == DatagramBackend.AfXdp)
+            {
+                throw AfXdpStartFailure.Describe(new IPEndPoint(address, port), AfXdpStartFailure.InterfaceOf(address), e);
+            }
+
             var control = new IPEndPoint(address, engine.LocalEndPoint.Port);
             var listener = TcpListeners.Create(control);
             try
@@ -272,6 +281,7 @@ internal static class ServerCommand
         {
             throw explained;
         }
+
     }
 
     /// <summary>The one-line error for a bind failure the user can act on, or null.</summary>

@@ -22,7 +22,7 @@ internal static class TransportCommand
     {
         var target = new Argument<string?>("HOST:PORT") { Description = "The address and port of a 'salvo transport --listen' to connect to; omit it with --listen.", Arity = ArgumentArity.ZeroOrOne };
         var listen = new Option<string?>("--listen") { Description = "Serve instead: ADDRESS:PORT (TCP and UDP, one port number; port 0 picks one). Defaults to connecting.", HelpName = "ADDRESS:PORT" };
-        var mode = new Option<TransportMode>("--mode") { Description = "UdpFirst (handshake, TCP fallback), UdpOnly or TcpOnly. Defaults to UdpFirst.", DefaultValueFactory = _ => TransportMode.UdpFirst };
+        var mode = CommonOptions.Enum("--mode", TransportMode.UdpFirst, "UdpFirst (handshake, TCP fallback), UdpOnly (datagrams, no handshake) or TcpOnly.");
         var messages = CommonOptions.Int("--messages", "-n", "COUNT", 10, 0, 100_000, "Messages round-tripped after connecting.");
         var handshake = CommonOptions.Int("--handshake-ms", null, "MS", 500, 10, 60_000, "How long each UDP handshake attempt waits, in ms.");
         var time = CommonOptions.Seconds("--time", "-t", 30, "With --listen: seconds to serve.");

@@ -249,6 +249,11 @@ internal static class TunnelCommand
         };
         command.SetAction(parse =>
         {
+            if (parse.GetValue(name) is { } shown && TunInterfaceName.Problem(shown) is { } problem)
+            {
+                throw new CliException($"show: NAME: {problem}");
+            }
+
             var statuses = TunnelStatusFiles.Read(StatusFolder, parse.GetValue(name));
             if (console.Format == OutputFormat.Text)
             {

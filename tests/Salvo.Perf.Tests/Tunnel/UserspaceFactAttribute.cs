@@ -11,3 +11,15 @@ public sealed class UserspaceFactAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>A theory that runs <c>salvo tunnel userspace</c> in a lab namespace; skipped with the reason otherwise.</summary>
+public sealed class UserspaceTheoryAttribute : TheoryAttribute
+{
+    public UserspaceTheoryAttribute()
+    {
+        if (UserspaceLab.WhyUnavailable(wgQuick: false) is { } why)
+        {
+            Skip = why;
+        }
+    }
+}

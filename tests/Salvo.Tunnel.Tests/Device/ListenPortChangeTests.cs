@@ -33,4 +33,32 @@ public sealed class ListenPortChangeTests
         devices.TunB.Inject(toA);
         Assert.Equal(toA, devices.TunA.TakeDelivered(s_patience));
     }
+
+    [Fact]
+    public void ListenPort_FlippedBetweenTwoPortsInQuickSuccession_NoChangeIsRefused()
+    {
+        // The peer may fall back to TCP, so each change moves the TCP listener too.
+        using var devices = new DevicePair(IPAddress.Loopback, modeA: TcpFallbackMode.Auto);
+        var first = devices.A.ListenPort;
+        Assert.Equal(UapiErrno.None, devices.A.Configure(new TunnelChange { ListenPort = 0 }, out var error));
+        Assert.True(error is null, error);
+        var second = devices.A.ListenPort;
+
+        for (var flip = 0; flip < 100; flip++)
+        {
+            var port = flip % 2 == 0 ? first : second;
+            Assert.True(
+                devices.A.Configure(new TunnelChange { ListenPort = port }, out error) == UapiErrno.None,
+                $"flip {flip} to {port}: {error}");
+            Assert.Equal(port, devices.A.ListenPort);
+        }
+
+        // The data path still works on the port it ended on (the taken-back socket is the one the loops read).
+        var toB = TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2", 50);
+        devices.TunA.Inject(toB);
+        Assert.Equal(toB, devices.TunB.TakeDelivered(s_patience));
+        var toA = TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.1", 60);
+        devices.TunB.Inject(toA);
+        Assert.Equal(toA, devices.TunA.TakeDelivered(s_patience));
+    }
 }
