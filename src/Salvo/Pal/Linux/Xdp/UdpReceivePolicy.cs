@@ -38,9 +38,6 @@ internal sealed class UdpReceivePolicy
         _acceptPseudoHeaderChecksum = acceptPseudoHeaderChecksum;
     }
 
-    /// <summary>Whether a UDP checksum holding only the pseudo-header's sum is taken as unverified (copy mode on a virtual link).</summary>
-    public bool AcceptsPseudoHeaderChecksum => _acceptPseudoHeaderChecksum;
-
     /// <summary>The verdict on <paramref name="frame"/> for this socket: <see cref="UdpFrameStatus.Ok"/> when the kernel would deliver it.</summary>
     public UdpFrameStatus Admit(ReadOnlySpan<byte> frame, out ParsedUdpFrame parsed)
     {
