@@ -38,8 +38,8 @@ public enum FrameDropReason
     OtherHost = 10,
 
     /// <summary>
-    /// A source no packet from the network can have: loopback (127.0.0.0/8, ::1), 0.0.0.0, IPv4-mapped IPv6, or one of
-    /// this host's own IPv4 addresses.
+    /// A source no packet from the network can have: loopback (127.0.0.0/8, ::1), 0.0.0.0, or one of this host's own
+    /// IPv4 addresses.
     /// </summary>
     MartianSource = 11,
 

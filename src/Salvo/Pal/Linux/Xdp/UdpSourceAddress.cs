@@ -26,9 +26,9 @@ internal static class UdpSourceAddress
     };
 
     /// <summary>
-    /// An IPv6 source as net/ipv6/ip6_input.c, ip6_rcv_core, sees it: multicast (ff00::/8, RFC 4291 section 2.7),
-    /// loopback on a non-loopback interface (RFC 4291 section 2.5.3) and IPv4-mapped (RFC 4291 section 2.5.5.2) are
-    /// dropped. The unspecified address and IPv4-compatible addresses pass, as they do there.
+    /// An IPv6 source as net/ipv6/ip6_input.c, ip6_rcv_core, sees it: multicast (ff00::/8, RFC 4291 section 2.7) and
+    /// loopback on a non-loopback interface (RFC 4291 section 2.5.3) are dropped. The unspecified address, IPv4-mapped
+    /// and IPv4-compatible addresses pass, as they do there (the lab test found Linux 6.18 delivering a mapped source).
     /// </summary>
     public static UdpFrameStatus CheckIPv6(ReadOnlySpan<byte> source)
     {
@@ -39,6 +39,6 @@ internal static class UdpSourceAddress
 
         var high = BinaryPrimitives.ReadUInt64BigEndian(source);
         var low = BinaryPrimitives.ReadUInt64BigEndian(source[8..]);
-        return high == 0 && (low == 1 || (low >> 32) == 0xFFFF) ? UdpFrameStatus.MartianSource : UdpFrameStatus.Ok;
+        return high == 0 && low == 1 ? UdpFrameStatus.MartianSource : UdpFrameStatus.Ok;
     }
 }
