@@ -42,4 +42,11 @@ public readonly record struct DatagramSocketStatistics(
     /// headers and drops a bad packet before any socket sees it.
     /// </summary>
     public long MalformedFrames { get; init; }
+
+    /// <summary>
+    /// <see cref="MalformedFrames"/> by reason (its <see cref="FrameDropCounts.Total"/> is that count): each check the
+    /// kernel's UDP receive makes that a frame failed, such as a martian source or a wrong UDP checksum. All zero on
+    /// backends that parse no frames.
+    /// </summary>
+    public FrameDropCounts MalformedFramesByReason { get; init; }
 }

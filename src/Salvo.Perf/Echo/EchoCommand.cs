@@ -46,6 +46,10 @@ internal static class EchoCommand
             }
 
             console.Line(EchoReports.TotalLine(service.Snapshot()));
+            if (service.Backend == DatagramBackend.AfXdp)
+            {
+                console.Line($"echo frames dropped by the AF_XDP receive checks: {FrameDropReport.Describe(service.FrameDrops)}");
+            }
         }
 
         return 0;

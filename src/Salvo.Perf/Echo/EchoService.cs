@@ -40,6 +40,9 @@ internal sealed class EchoService : IAsyncDisposable
     /// <summary>The backend the UDP sockets report they use.</summary>
     public DatagramBackend Backend => _udp.Backend;
 
+    /// <summary>Frames the UDP sockets took off the wire and dropped since they opened, by reason; all zero unless the backend is AF_XDP.</summary>
+    public FrameDropCounts FrameDrops => _udp.GetStatistics().MalformedFramesByReason;
+
     /// <summary>
     /// Binds UDP, then TCP on the same port number. With port 0 the ephemeral UDP port may be taken for TCP,
     /// so a few fresh ports are tried.

@@ -101,6 +101,7 @@ internal sealed record ControlMessage(
 /// <param name="JitterMicroseconds">Receiver: RFC 3550 interarrival jitter, mean over flows.</param>
 /// <param name="CpuPercent">The side's process CPU over the test, percent of one core.</param>
 /// <param name="Backend">The backend the side's Salvo sockets reported (LinuxBatched or Portable).</param>
+/// <param name="FrameDrops">Receiver on AF_XDP: frames its receive checks dropped (the kernel's UDP receive checks), by reason; null on other backends.</param>
 internal sealed record SideReport(
     string Role,
     double Seconds,
@@ -115,4 +116,5 @@ internal sealed record SideReport(
     long Malformed = 0,
     double JitterMicroseconds = 0,
     double CpuPercent = 0,
-    DatagramBackend? Backend = null);
+    DatagramBackend? Backend = null,
+    Dictionary<string, long>? FrameDrops = null);

@@ -14,6 +14,9 @@ internal interface IReceiveEngine : IDisposable
     /// <summary>The backend the receiving sockets report they use.</summary>
     DatagramBackend Backend { get; }
 
+    /// <summary>Frames the sockets took off the wire and dropped since they opened, by reason; all zero unless the backend is AF_XDP.</summary>
+    FrameDropCounts FrameDrops { get; }
+
     /// <summary>Offered datagrams without Salvo's header first while set (an iperf3 test on this port), before the sockperf service.</summary>
     UnrecognisedDatagramHandler? UnrecognisedDatagrams { get; set; }
 

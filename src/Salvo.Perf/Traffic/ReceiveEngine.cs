@@ -20,6 +20,7 @@ internal sealed class ReceiveEngine : IReceiveEngine
     private readonly SockperfService? _sockperf;
     private readonly bool _answerRequests;
     private UnrecognisedDatagramHandler? _unrecognised;
+    private FrameDropCounts _frameDropsAtTestStart;
 
     /// <param name="bind">Where to listen.</param>
     /// <param name="workers">Sockets sharing the port.</param>
@@ -59,6 +60,9 @@ internal sealed class ReceiveEngine : IReceiveEngine
     public DatagramBackend Backend => _server.Backend;
 
     /// <inheritdoc/>
+    public FrameDropCounts FrameDrops => _server.GetStatistics().MalformedFramesByReason;
+
+    /// <inheritdoc/>
     public UnrecognisedDatagramHandler? UnrecognisedDatagrams
     {
         get => Volatile.Read(ref _unrecognised);
@@ -68,6 +72,7 @@ internal sealed class ReceiveEngine : IReceiveEngine
     /// <summary>Starts counting a new test from zero.</summary>
     public void BeginTest()
     {
+        _frameDropsAtTestStart = FrameDrops;
         for (var i = 0; i < _counters.Length; i++)
         {
             Volatile.Write(ref _counters[i], new WorkerCounters());
@@ -116,7 +121,7 @@ internal sealed class ReceiveEngine : IReceiveEngine
         }
 
         return new ReceiveTotals(datagrams, bytes, lost, Math.Max(sent, datagrams - duplicates + lost), outOfOrder, duplicates, malformed,
-            jitters.Count == 0 ? 0 : jitters.Average() / 1000.0);
+            jitters.Count == 0 ? 0 : jitters.Average() / 1000.0, FrameDrops - _frameDropsAtTestStart);
     }
 
     public void Dispose() => _server.DisposeAsync().AsTask().Wait(TimeSpan.FromSeconds(10));
@@ -197,7 +202,9 @@ internal sealed class ReceiveEngine : IReceiveEngine
 /// <param name="Duplicates">Received twice.</param>
 /// <param name="Malformed">Failed the header check (or truncated).</param>
 /// <param name="JitterMicroseconds">RFC 3550 jitter, mean over flows.</param>
-internal readonly record struct ReceiveTotals(long Datagrams, long Bytes, long Lost, long Expected, long OutOfOrder, long Duplicates, long Malformed, double JitterMicroseconds)
+/// <param name="FrameDrops">Frames the AF_XDP receive checks dropped during the test, by reason (all zero on other backends).</param>
+internal readonly record struct ReceiveTotals(
+    long Datagrams, long Bytes, long Lost, long Expected, long OutOfOrder, long Duplicates, long Malformed, double JitterMicroseconds, FrameDropCounts FrameDrops = default)
 {
     /// <summary>Lost over expected, percent.</summary>
     public double LossPercent => Expected == 0 ? 0 : 100.0 * Lost / Expected;

@@ -6,6 +6,7 @@ using Salvo.Perf.Cli;
 using Salvo.Perf.Echo;
 using Salvo.Perf.Iperf3;
 using Salvo.Perf.Measurement;
+using Salvo.Perf.Reporting;
 using Salvo.Perf.Sockperf;
 
 namespace Salvo.Perf.Traffic;
@@ -127,13 +128,22 @@ internal static class ServerCommand
         finally
         {
             // On stdout with the text reports; on stderr beside JSON, which keeps stdout to the documents.
-            if (console.Format == OutputFormat.Text)
+            List<string> lines = [tally.TotalLine()];
+            if (engine.Backend == DatagramBackend.AfXdp)
             {
-                console.Line(tally.TotalLine());
+                lines.Add($"server frames dropped by the AF_XDP receive checks: {FrameDropReport.Describe(engine.FrameDrops)}");
             }
-            else
+
+            foreach (var line in lines)
             {
-                console.Note($"salvo {tally.TotalLine()}");
+                if (console.Format == OutputFormat.Text)
+                {
+                    console.Line(line);
+                }
+                else
+                {
+                    console.Note($"salvo {line}");
+                }
             }
         }
 

@@ -17,7 +17,7 @@ internal static class TrafficReports
     public static SideReport Receiver(ReceiveTotals t, double seconds, TimeSpan cpu, DatagramBackend backend) => new(
         "receiver", seconds, t.Datagrams, t.Bytes, t.Bytes * 8 / seconds, t.Datagrams / seconds,
         t.Lost, t.LossPercent, t.OutOfOrder, t.Duplicates, t.Malformed, t.JitterMicroseconds,
-        CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)), backend);
+        CpuClock.Percent(cpu, TimeSpan.FromSeconds(seconds)), backend, backend == DatagramBackend.AfXdp ? FrameDropReport.ByReason(t.FrameDrops) : null);
 
     /// <summary>
     /// Waits until the receiver has counted every datagram the sender reported, or nothing new arrived for
@@ -123,6 +123,13 @@ internal static class TrafficReports
         }
 
         table.Write(console);
+        foreach (var s in sides.OfType<SideReport>())
+        {
+            if (s.FrameDrops is { } drops)
+            {
+                console.Line($"{s.Role} frames dropped by the AF_XDP receive checks: {FrameDropReport.Describe(drops)}");
+            }
+        }
     }
 }
 

@@ -3,6 +3,7 @@ namespace Salvo.Internal;
 /// <summary>A socket's running counters; updated once per batch, not per datagram.</summary>
 internal sealed class SocketCounters
 {
+    private readonly long[] _malformedByReason = new long[FrameDropCounts.Slots];
     private long _datagramsReceived;
     private long _bytesReceived;
     private long _datagramsSent;
@@ -41,7 +42,11 @@ internal sealed class SocketCounters
 
     public void OnGsoFallback() => Interlocked.Increment(ref _gsoFallbacks);
 
-    public void OnMalformedFrame() => Interlocked.Increment(ref _malformedFrames);
+    public void OnMalformedFrame(FrameDropReason reason)
+    {
+        Interlocked.Increment(ref _malformedByReason[(int)reason]);
+        Interlocked.Increment(ref _malformedFrames);
+    }
 
     public DatagramSocketStatistics Snapshot() => new(
         Interlocked.Read(ref _datagramsReceived),
@@ -56,5 +61,23 @@ internal sealed class SocketCounters
         Interlocked.Read(ref _gsoFallbacks))
     {
         MalformedFrames = Interlocked.Read(ref _malformedFrames),
+        MalformedFramesByReason = MalformedByReason(),
     };
+
+    /// <summary>A copy of the counts by reason; none (no allocation) while nothing was dropped, as on every backend but AF_XDP.</summary>
+    private FrameDropCounts MalformedByReason()
+    {
+        if (Interlocked.Read(ref _malformedFrames) == 0)
+        {
+            return default;
+        }
+
+        var counts = new long[_malformedByReason.Length];
+        for (var i = 0; i < counts.Length; i++)
+        {
+            counts[i] = Interlocked.Read(ref _malformedByReason[i]);
+        }
+
+        return new FrameDropCounts(counts);
+    }
 }

@@ -55,6 +55,13 @@ public readonly record struct DatagramServerStatistics(
     /// </summary>
     public long MalformedFrames { get; init; }
 
+    /// <summary>
+    /// <see cref="MalformedFrames"/> by reason (see <see cref="DatagramSocketStatistics.MalformedFramesByReason"/>). A
+    /// property rather than a constructor parameter, so code that builds or deconstructs the record by position keeps
+    /// compiling.
+    /// </summary>
+    public FrameDropCounts MalformedFramesByReason { get; init; }
+
     /// <summary>Datagrams the server dropped after receiving them, all reasons (kernel drops not included).</summary>
     public long DatagramsDropped => DroppedQueueFull + DroppedTruncated + DroppedAtStop;
 }

@@ -99,13 +99,14 @@ public sealed class UdpFrameTests
     }
 
     [Fact]
-    public void Parse_VlanTaggedFrame_SkipsTheTag()
+    public void Parse_PriorityTaggedFrame_SkipsTheTag()
     {
         var plain = new byte[100];
         var length = UdpFrame.Write(plain, s_macA, s_macB, s_v4A, s_v4B, 10);
         var tagged = new byte[length + 4];
         plain.AsSpan(0, 12).CopyTo(tagged);
-        BinaryPrimitives.WriteUInt32BigEndian(tagged.AsSpan(12), 0x8100_0064);
+        // Priority 5, VLAN id 0: a priority tag, which the kernel takes as untagged.
+        BinaryPrimitives.WriteUInt32BigEndian(tagged.AsSpan(12), 0x8100_A000);
         plain.AsSpan(12, length - 12).CopyTo(tagged.AsSpan(16));
 
         Assert.Equal(UdpFrameStatus.Ok, UdpFrameParser.TryParse(tagged, out var parsed));
@@ -165,7 +166,8 @@ public sealed class UdpFrameTests
         Assert.Equal(UdpFrameStatus.MalformedIP, Parse(frame => frame[14] = 0x44));
         Assert.Equal(UdpFrameStatus.NotUdp, Parse(frame => Reheader(frame, 23, 6)));
         Assert.Equal(UdpFrameStatus.Fragment, Parse(frame => Reheader(frame, 20, 0x20)));
-        Assert.Equal(UdpFrameStatus.MalformedUdp, Parse(frame => BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(38), 9)));
+        Assert.Equal(UdpFrameStatus.MalformedUdp, Parse(frame => BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(38), 7)));
+        Assert.Equal(UdpFrameStatus.MalformedUdp, Parse(frame => BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(38), 21)));
 
         static UdpFrameStatus Parse(Action<byte[]> damage)
         {

@@ -54,6 +54,7 @@ internal sealed class WorkerCounters
     {
         BusyPollDatagrams = Interlocked.Read(ref _busyPollDatagrams),
         MalformedFrames = socket.MalformedFrames,
+        MalformedFramesByReason = socket.MalformedFramesByReason,
     };
 
     /// <summary>A socket's traffic as server statistics, every other figure 0.</summary>
@@ -62,6 +63,7 @@ internal sealed class WorkerCounters
         0, 0, 0, 0, 0, 0, null)
     {
         MalformedFrames = socket.MalformedFrames,
+        MalformedFramesByReason = socket.MalformedFramesByReason,
     };
 
     /// <summary>The sum of two snapshots; <see cref="DatagramServerStatistics.KernelDrops"/> is <paramref name="total"/>'s.</summary>
@@ -81,6 +83,7 @@ internal sealed class WorkerCounters
         ReceiveErrors = total.ReceiveErrors + s.ReceiveErrors,
         BusyPollDatagrams = total.BusyPollDatagrams + s.BusyPollDatagrams,
         MalformedFrames = total.MalformedFrames + s.MalformedFrames,
+        MalformedFramesByReason = total.MalformedFramesByReason + s.MalformedFramesByReason,
         QueueDepth = total.QueueDepth + s.QueueDepth,
     };
 

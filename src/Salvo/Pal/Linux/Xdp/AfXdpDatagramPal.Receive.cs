@@ -1,3 +1,5 @@
+using System.Net;
+using System.Net.Sockets;
 using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
@@ -75,12 +77,10 @@ internal sealed partial class AfXdpDatagramPal
                 socket.Fill.AddressAt(fill + i) = descriptor.Address - (descriptor.Address % (ulong)queue.Umem.FrameSize);
             }
 
-            // The UDP checksum is not checked: a frame from a veth peer carries the partial checksum of a CHECKSUM_PARTIAL
-            // skb (the sum is left to a device that never runs), and a NIC has checked it where it could.
-            if (UdpFrameParser.TryParse(frame, out var parsed, verifyUdpChecksum: false) != UdpFrameStatus.Ok ||
-                parsed.Destination.Port != _local.Port)
+            var status = _policy.Admit(frame, out var parsed);
+            if (status != UdpFrameStatus.Ok)
             {
-                Counters.OnMalformedFrame();
+                Counters.OnMalformedFrame((FrameDropReason)status);
                 continue;
             }
 
@@ -103,6 +103,21 @@ internal sealed partial class AfXdpDatagramPal
         socket.Fill.Submit(free);
         socket.WakeForFill();
         return count;
+    }
+
+    /// <summary>
+    /// The receive checks for this socket, from what the kernel says about the host now. A pseudo-header-only UDP
+    /// checksum is taken as unverified in copy mode only: there the frame may be a local sender's CHECKSUM_PARTIAL skb
+    /// (a veth peer's), whose sum the offload that never ran would have finished; in zero-copy mode every frame came off
+    /// the wire, where such a checksum is just wrong.
+    /// </summary>
+    private static UdpReceivePolicy MakeReceivePolicy(RouteNetlink netlink, NetworkInterfaceInfo link, DatagramAddress local, bool zeroCopy)
+    {
+        var addresses = netlink.ListIPv4Addresses();
+        IPAddress[] own = [.. addresses.Select(a => a.Address), .. local.Family == AddressFamily.InterNetwork ? [local.ToIPAddress()] : Array.Empty<IPAddress>()];
+        var broadcasts = addresses.Select(a => a.SubnetBroadcast).OfType<IPAddress>();
+        return new UdpReceivePolicy(
+            link.Address, local, own, broadcasts, InterfaceSysctl.DropsUnicastInL2Multicast(link.Name, local.Family), acceptPseudoHeaderChecksum: !zeroCopy);
     }
 
     private int ReceiveFromKernel(ReceiveBatch batch)

@@ -47,8 +47,10 @@ internal sealed partial class AfXdpDatagramPal
                 ref readonly var entry = ref entries[i];
                 var payload = batch.Arena.AsSpan(entry.Offset, entry.Length);
                 var destination = (entry.Address.HasValue ? entry.Address : ConnectedPeer()).Unmap();
+                // Port 0 is refused as udp_sendmsg refuses it (EINVAL, net/ipv4/udp.c): no socket can be bound to receive it.
                 var refusal = !destination.HasValue ? SocketError.DestinationAddressRequired
                     : destination.Family != _local.Family ? SocketError.AddressFamilyNotSupported
+                    : destination.Port == 0 ? SocketError.InvalidArgument
                     : entry.Length > _maxPayload ? SocketError.MessageSize
                     : SocketError.Success;
                 if (refusal != SocketError.Success)

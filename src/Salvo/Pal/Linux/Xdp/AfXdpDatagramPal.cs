@@ -26,6 +26,7 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
     private readonly XskQueue[] _queues;
     private readonly SafeHandle[] _pollHandles;
     private readonly NetworkInterfaceInfo _link;
+    private readonly UdpReceivePolicy _policy;
     private readonly DatagramAddress _local;
     private readonly int _maxPayload;
     private readonly bool _busyPoll;
@@ -75,6 +76,7 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
             }
 
             _queues = [.. queues];
+            _policy = MakeReceivePolicy(_netlink, _link, _local, _queues[0].Socket.ZeroCopy);
 
             _redirect = XdpRedirect.Attach(_link.Index, bound.Port, _queues.Length, XdpAttachMode.Auto, _local.ToIPAddress());
             made.Add(_redirect);
@@ -130,7 +132,7 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
     /// <summary>The interface the program is attached to, with the mode in force (native or generic).</summary>
     internal XdpRedirect Redirect => _redirect;
 
-    /// <summary>Frames the program handed over that were not whole UDP datagrams to this socket: counted, not delivered.</summary>
+    /// <summary>Frames the program handed over that the kernel would not have delivered to this socket: counted by reason, not delivered.</summary>
     internal long MalformedFrames => Counters.Snapshot().MalformedFrames;
 
     /// <summary>Datagrams sent through the UDP socket because the neighbour's Ethernet address was not yet known, or the route leaves by another interface.</summary>

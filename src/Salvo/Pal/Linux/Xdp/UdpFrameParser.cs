@@ -4,35 +4,53 @@ using static Salvo.Pal.UdpFrame;
 
 namespace Salvo.Pal;
 
-/// <summary>Why a received frame was not taken as a UDP datagram.</summary>
+/// <summary>A received frame's verdict: <see cref="Ok"/>, or why it is dropped (the same values as <see cref="FrameDropReason"/>).</summary>
 internal enum UdpFrameStatus
 {
     /// <summary>A whole UDP datagram with valid lengths and checksums.</summary>
-    Ok,
+    Ok = 0,
 
-    /// <summary>The frame ends before a header, or before the length its IP or UDP header declares.</summary>
-    Truncated,
+    /// <inheritdoc cref="FrameDropReason.Truncated"/>
+    Truncated = FrameDropReason.Truncated,
 
-    /// <summary>Neither IPv4 nor IPv6 (after at most one 802.1Q tag).</summary>
-    NotIP,
+    /// <inheritdoc cref="FrameDropReason.NotIP"/>
+    NotIP = FrameDropReason.NotIP,
 
-    /// <summary>IP, but not UDP (or IPv6 with an extension header first).</summary>
-    NotUdp,
+    /// <inheritdoc cref="FrameDropReason.NotUdp"/>
+    NotUdp = FrameDropReason.NotUdp,
 
-    /// <summary>An IPv4 fragment: the datagram is not whole in this frame.</summary>
-    Fragment,
+    /// <inheritdoc cref="FrameDropReason.Fragment"/>
+    Fragment = FrameDropReason.Fragment,
 
-    /// <summary>The IP header is malformed: wrong version, IHL below 5, or a total length shorter than its headers.</summary>
-    MalformedIP,
+    /// <inheritdoc cref="FrameDropReason.MalformedIP"/>
+    MalformedIP = FrameDropReason.MalformedIP,
 
-    /// <summary>The IPv4 header checksum does not verify.</summary>
-    BadIPChecksum,
+    /// <inheritdoc cref="FrameDropReason.BadIPChecksum"/>
+    BadIPChecksum = FrameDropReason.BadIPChecksum,
 
-    /// <summary>The UDP length is below 8 or disagrees with the IP header's payload length.</summary>
-    MalformedUdp,
+    /// <inheritdoc cref="FrameDropReason.MalformedUdp"/>
+    MalformedUdp = FrameDropReason.MalformedUdp,
 
-    /// <summary>The UDP checksum does not verify, or is absent over IPv6 (RFC 8200 section 8.1 requires it).</summary>
-    BadUdpChecksum,
+    /// <inheritdoc cref="FrameDropReason.BadUdpChecksum"/>
+    BadUdpChecksum = FrameDropReason.BadUdpChecksum,
+
+    /// <inheritdoc cref="FrameDropReason.VlanTagged"/>
+    VlanTagged = FrameDropReason.VlanTagged,
+
+    /// <inheritdoc cref="FrameDropReason.OtherHost"/>
+    OtherHost = FrameDropReason.OtherHost,
+
+    /// <inheritdoc cref="FrameDropReason.MartianSource"/>
+    MartianSource = FrameDropReason.MartianSource,
+
+    /// <inheritdoc cref="FrameDropReason.MulticastSource"/>
+    MulticastSource = FrameDropReason.MulticastSource,
+
+    /// <inheritdoc cref="FrameDropReason.ZeroSourcePort"/>
+    ZeroSourcePort = FrameDropReason.ZeroSourcePort,
+
+    /// <inheritdoc cref="FrameDropReason.OtherDestination"/>
+    OtherDestination = FrameDropReason.OtherDestination,
 }
 
 /// <summary>
@@ -70,17 +88,25 @@ internal readonly struct ParsedUdpFrame
     public ReadOnlySpan<byte> Payload(ReadOnlySpan<byte> frame) => frame.Slice(PayloadOffset, PayloadLength);
 }
 
-/// <summary>Parses and validates a received Ethernet frame carrying UDP over IPv4 or IPv6. Allocation-free.</summary>
+/// <summary>
+/// Parses and validates a received Ethernet frame carrying UDP over IPv4 or IPv6, with the checks the kernel's receive
+/// makes that need nothing but the frame (the table in docs/design.md names each and its kernel source); the checks that
+/// need the host (its MAC, its addresses) are <see cref="UdpReceivePolicy"/>'s. Allocation-free.
+/// </summary>
 internal static class UdpFrameParser
 {
+    // The 802.1Q tag's low 12 bits are the VLAN id; 0 is a priority tag, which the kernel takes as untagged.
+    private const int VlanIdMask = 0x0FFF;
+
     /// <summary>Parses <paramref name="frame"/>; <paramref name="parsed"/> is meaningful only when the result is <see cref="UdpFrameStatus.Ok"/>.</summary>
     /// <param name="frame">The frame as received, from the destination MAC on; trailing Ethernet padding is allowed.</param>
     /// <param name="parsed">The datagram's parts.</param>
-    /// <param name="verifyUdpChecksum">
-    /// False to accept the UDP checksum unverified: for frames from a local sender whose checksum the kernel left to
-    /// an offload that never ran (CHECKSUM_PARTIAL over veth, where the field holds only the pseudo-header's sum).
+    /// <param name="acceptPseudoHeaderChecksum">
+    /// True to take a UDP checksum field that holds only the pseudo-header's sum as unverified rather than wrong: what a
+    /// local sender's CHECKSUM_PARTIAL packet carries when the offload that would finish the sum never runs (a veth
+    /// peer seen through a copy-mode AF_XDP socket). Any other wrong checksum is refused either way.
     /// </param>
-    public static UdpFrameStatus TryParse(ReadOnlySpan<byte> frame, out ParsedUdpFrame parsed, bool verifyUdpChecksum = true)
+    public static UdpFrameStatus TryParse(ReadOnlySpan<byte> frame, out ParsedUdpFrame parsed, bool acceptPseudoHeaderChecksum = false)
     {
         parsed = default;
         if (frame.Length < EthernetLength)
@@ -97,15 +123,23 @@ internal static class UdpFrameParser
                 return UdpFrameStatus.Truncated;
             }
 
+            // A tagged frame reaches an untagged socket only through a VLAN device; on the bare interface the kernel marks
+            // one with a VLAN id PACKET_OTHERHOST and IP drops it (net/core/dev.c, __netif_receive_skb_core).
+            if ((BinaryPrimitives.ReadUInt16BigEndian(frame[14..]) & VlanIdMask) != 0)
+            {
+                return UdpFrameStatus.VlanTagged;
+            }
+
             etherType = BinaryPrimitives.ReadUInt16BigEndian(frame[16..]);
             network += 4;
         }
 
         var ip = frame[network..];
         int udpOffset;
-        int udpLength;
+        int ipPayloadLength;
         byte trafficClass;
         ulong pseudo;
+        UdpFrameStatus sourceVerdict;
         DatagramAddress source;
         DatagramAddress destination;
         bool ipv6;
@@ -148,8 +182,9 @@ internal static class UdpFrameParser
                 ipv6 = false;
                 trafficClass = ip[1];
                 udpOffset = network + headerLength;
-                udpLength = totalLength - headerLength;
+                ipPayloadLength = totalLength - headerLength;
                 pseudo = InternetChecksum.Add(0, ip.Slice(12, 8));
+                sourceVerdict = UdpSourceAddress.CheckIPv4(BinaryPrimitives.ReadUInt32BigEndian(ip[12..]));
                 source = DatagramAddress.FromIPv4Bytes(ip.Slice(12, 4), 0);
                 destination = DatagramAddress.FromIPv4Bytes(ip.Slice(16, 4), 0);
                 break;
@@ -181,8 +216,9 @@ internal static class UdpFrameParser
                 ipv6 = true;
                 trafficClass = (byte)(BinaryPrimitives.ReadUInt16BigEndian(ip) >> 4);
                 udpOffset = network + IPv6HeaderLength;
-                udpLength = payloadLength;
+                ipPayloadLength = payloadLength;
                 pseudo = InternetChecksum.Add(0, ip.Slice(8, 32));
+                sourceVerdict = UdpSourceAddress.CheckIPv6(ip.Slice(8, 16));
                 source = DatagramAddress.FromIPv6Bytes(ip.Slice(8, 16), 0);
                 destination = DatagramAddress.FromIPv6Bytes(ip.Slice(24, 16), 0);
                 break;
@@ -192,27 +228,47 @@ internal static class UdpFrameParser
                 return UdpFrameStatus.NotIP;
         }
 
-        if (udpLength < UdpHeaderLength)
+        if (ipPayloadLength < UdpHeaderLength)
+        {
+            return UdpFrameStatus.MalformedUdp;
+        }
+
+        // The UDP length may be shorter than the IP payload: the kernel trims the datagram to it and delivers
+        // (net/ipv4/udp.c, __udp4_lib_rcv: pskb_trim_rcsum); longer is a short packet, dropped. Over IPv6 a zero length
+        // means "the whole payload" (net/ipv6/udp.c, __udp6_lib_rcv, the jumbogram rule of RFC 2675).
+        int udpLength = BinaryPrimitives.ReadUInt16BigEndian(frame[(udpOffset + 4)..]);
+        if (ipv6 && udpLength == 0)
+        {
+            udpLength = ipPayloadLength;
+        }
+
+        if (udpLength < UdpHeaderLength || udpLength > ipPayloadLength)
         {
             return UdpFrameStatus.MalformedUdp;
         }
 
         var udp = frame.Slice(udpOffset, udpLength);
-        if (BinaryPrimitives.ReadUInt16BigEndian(udp[4..]) != udpLength)
-        {
-            return UdpFrameStatus.MalformedUdp;
-        }
-
         var checksum = BinaryPrimitives.ReadUInt16BigEndian(udp[6..]);
-        if (checksum == 0 ? ipv6 : verifyUdpChecksum && !UdpChecksumVerifies(pseudo, udp))
+        if (checksum == 0 ? ipv6 : !UdpChecksumVerifies(pseudo, udp, checksum, acceptPseudoHeaderChecksum))
         {
             return UdpFrameStatus.BadUdpChecksum;
+        }
+
+        if (sourceVerdict != UdpFrameStatus.Ok)
+        {
+            return sourceVerdict;
+        }
+
+        var sourcePort = BinaryPrimitives.ReadUInt16BigEndian(udp);
+        if (sourcePort == 0)
+        {
+            return UdpFrameStatus.ZeroSourcePort;
         }
 
         parsed = new ParsedUdpFrame(
             MacAddress.Read(frame[6..]),
             MacAddress.Read(frame),
-            source.WithPort(BinaryPrimitives.ReadUInt16BigEndian(udp)),
+            source.WithPort(sourcePort),
             destination.WithPort(BinaryPrimitives.ReadUInt16BigEndian(udp[2..])),
             udpOffset + UdpHeaderLength,
             udpLength - UdpHeaderLength,
@@ -220,9 +276,16 @@ internal static class UdpFrameParser
         return UdpFrameStatus.Ok;
     }
 
-    private static bool UdpChecksumVerifies(ulong pseudo, ReadOnlySpan<byte> udp)
+    private static bool UdpChecksumVerifies(ulong pseudo, ReadOnlySpan<byte> udp, ushort field, bool acceptPseudoHeaderChecksum)
     {
-        var sum = InternetChecksum.AddWord(InternetChecksum.AddWord(pseudo, (int)ProtocolType.Udp), udp.Length);
-        return InternetChecksum.Finish(InternetChecksum.Add(sum, udp)) == 0;
+        var withLength = InternetChecksum.AddWord(InternetChecksum.AddWord(pseudo, (int)ProtocolType.Udp), udp.Length);
+        if (InternetChecksum.Finish(InternetChecksum.Add(withLength, udp)) == 0)
+        {
+            return true;
+        }
+
+        // A CHECKSUM_PARTIAL packet's field holds the folded pseudo-header sum, uncomplemented (net/ipv4/udp.c,
+        // udp4_hwcsum: ~csum_tcpudp_magic(..., 0)): the complement of what the full checksum of the pseudo-header alone is.
+        return acceptPseudoHeaderChecksum && field == (ushort)~InternetChecksum.Finish(withLength);
     }
 }

@@ -45,6 +45,7 @@ internal static class NetlinkConstants
     // IFA_*: struct ifaddrmsg attributes.
     public const ushort IFA_ADDRESS = 1;
     public const ushort IFA_LOCAL = 2;
+    public const ushort IFA_BROADCAST = 4;
 
     // RTA_*: struct rtmsg attributes.
     public const ushort RTA_DST = 1;

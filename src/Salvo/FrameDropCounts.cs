@@ -1,0 +1,107 @@
+namespace Salvo;
+
+/// <summary>
+/// Frames dropped by a backend that parses frames itself, counted by <see cref="FrameDropReason"/>; all zero on other
+/// backends. A value: a snapshot, compared by its counts.
+/// </summary>
+public readonly struct FrameDropCounts : IEquatable<FrameDropCounts>
+{
+    /// <summary>The counters an array of counts holds: one per reason, indexed by its value (index 0 unused).</summary>
+    internal const int Slots = (int)FrameDropReason.OtherDestination + 1;
+
+    private readonly long[]? _counts;
+
+    internal FrameDropCounts(long[] counts) => _counts = counts;
+
+    /// <summary>Every reason, in the order of its value.</summary>
+    public static IReadOnlyList<FrameDropReason> Reasons { get; } = Enum.GetValues<FrameDropReason>();
+
+    /// <summary>All drops, every reason.</summary>
+    public long Total
+    {
+        get
+        {
+            long total = 0;
+            foreach (var count in _counts ?? [])
+            {
+                total += count;
+            }
+
+            return total;
+        }
+    }
+
+    /// <summary>The drops for <paramref name="reason"/>; 0 for a value that names no reason.</summary>
+    public long this[FrameDropReason reason] => _counts is { } counts && (uint)reason < (uint)counts.Length ? counts[(int)reason] : 0;
+
+    /// <summary>Whether both hold the same count for every reason.</summary>
+    public static bool operator ==(FrameDropCounts left, FrameDropCounts right) => left.Equals(right);
+
+    /// <summary>Whether the counts differ for some reason.</summary>
+    public static bool operator !=(FrameDropCounts left, FrameDropCounts right) => !left.Equals(right);
+
+    /// <summary>The counts of both, reason by reason: the drops of several sockets together.</summary>
+    public static FrameDropCounts operator +(FrameDropCounts left, FrameDropCounts right) => Combine(left, right, 1);
+
+    /// <summary>The counts of <paramref name="left"/> less those of <paramref name="right"/>: the drops of an interval.</summary>
+    public static FrameDropCounts operator -(FrameDropCounts left, FrameDropCounts right) => Combine(left, right, -1);
+
+    /// <summary>The same as <c>left + right</c>.</summary>
+    public static FrameDropCounts Add(FrameDropCounts left, FrameDropCounts right) => left + right;
+
+    /// <summary>The same as <c>left - right</c>.</summary>
+    public static FrameDropCounts Subtract(FrameDropCounts left, FrameDropCounts right) => left - right;
+
+    /// <summary>Whether <paramref name="other"/> holds the same count for every reason.</summary>
+    public bool Equals(FrameDropCounts other)
+    {
+        foreach (var reason in Reasons)
+        {
+            if (this[reason] != other[reason])
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is FrameDropCounts other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode()
+    {
+        var hash = default(HashCode);
+        foreach (var reason in Reasons)
+        {
+            hash.Add(this[reason]);
+        }
+
+        return hash.ToHashCode();
+    }
+
+    /// <summary>The reasons with a count, as <c>reason=count</c> pairs; "none" when there are none.</summary>
+    public override string ToString()
+    {
+        var counts = this;
+        var parts = Reasons.Where(reason => counts[reason] != 0).Select(reason => $"{reason}={counts[reason]}").ToArray();
+        return parts.Length == 0 ? "none" : string.Join(", ", parts);
+    }
+
+    private static FrameDropCounts Combine(FrameDropCounts left, FrameDropCounts right, int sign)
+    {
+        if (right._counts is null)
+        {
+            return left;
+        }
+
+        var counts = new long[Slots];
+        foreach (var reason in Reasons)
+        {
+            counts[(int)reason] = left[reason] + (sign * right[reason]);
+        }
+
+        return new FrameDropCounts(counts);
+    }
+}
