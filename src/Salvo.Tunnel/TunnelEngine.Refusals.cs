@@ -179,6 +179,19 @@ public sealed partial class TunnelEngine
         }
     }
 
+    /// <summary>Counts a TCP fallback connection from <paramref name="source"/> closed for <paramref name="reason"/>, and logs it at most once a second per reason.</summary>
+    internal void RefuseTcpConnection(TunnelDropReason reason, DatagramAddress source)
+    {
+        lock (_gate)
+        {
+            Counters.Drop(reason);
+            if (ShouldLog(reason, LogLevel.Warning, out var notLogged))
+            {
+                TunnelLog.RefusedTcpConnection(_logger, source.ToString(), Describe(reason), notLogged);
+            }
+        }
+    }
+
     private void RefusePacket(TunnelDropReason reason, long count = 1)
     {
         Counters.Drop(reason, count);
@@ -245,6 +258,9 @@ public sealed partial class TunnelEngine
         TunnelDropReason.HandshakeRateLimited => "under load and this source is past 20 handshake messages a second (burst 5)",
         TunnelDropReason.CookieReplyLimited => "under load, no valid cookie (MAC2), and this second's cookie replies are spent: not answered",
         TunnelDropReason.ControlSendDropped => "handshake message or cookie reply not sent: the socket had no room for it without holding up data",
+        TunnelDropReason.TcpUnauthenticatedTimeout => "no authenticated message within 8 s of connecting",
+        TunnelDropReason.TcpSourceLimit => "this source already holds 8 connections without an authenticated message",
+        TunnelDropReason.TcpUnauthenticatedEvicted => "the oldest of 256 connections without an authenticated message, closed for a newer one",
         _ => reason.ToString(),
     };
 }
