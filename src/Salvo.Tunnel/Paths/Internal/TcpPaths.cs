@@ -202,14 +202,16 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
     public void Authenticated(DatagramAddress path)
     {
-        if (_connections.TryGetValue(path, out var connection))
+        // Called for every authenticated message on a connection: after the first, only the flag is read.
+        if (_connections.TryGetValue(path, out var connection) && connection.Tag is ConnectionState { IsStranger: true } state)
         {
+            state.IsStranger = false;
             _strangers.Remove(connection);
         }
     }
 
     /// <summary>A connection this end dialed: no stranger.</summary>
-    public void OnConnected(StreamConnection connection) => Opened(connection);
+    public void OnConnected(StreamConnection connection) => Opened(connection, stranger: false);
 
     public ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message)
     {
@@ -246,10 +248,10 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         _stop.Dispose();
     }
 
-    private void Opened(StreamConnection connection)
+    private void Opened(StreamConnection connection, bool stranger)
     {
         var address = TcpPathAddress.Create(Interlocked.Increment(ref _nextId));
-        connection.Tag = new ConnectionState(address, new byte[_maxMessage], _createOutput());
+        connection.Tag = new ConnectionState(address, new byte[_maxMessage], _createOutput()) { IsStranger = stranger };
         _connections[address] = connection;
     }
 
@@ -270,7 +272,7 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
             evicted.Abort();
         }
 
-        Opened(connection);
+        Opened(connection, stranger: true);
     }
 
     /// <summary>Closes the strangers that carried no authenticated message within the deadline.</summary>
@@ -362,10 +364,19 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     /// <summary>One connection's name, receive buffer and output (the handler runs one message at a time per connection).</summary>
     private sealed class ConnectionState(DatagramAddress address, byte[] buffer, IBatchedOutput output)
     {
+        private bool _isStranger;
+
         public DatagramAddress Address { get; } = address;
 
         public byte[] Buffer { get; } = buffer;
 
         public IBatchedOutput Output { get; } = output;
+
+        /// <summary>Accepted and not yet authenticated: still under the strangers' budget.</summary>
+        public bool IsStranger
+        {
+            get => Volatile.Read(ref _isStranger);
+            set => Volatile.Write(ref _isStranger, value);
+        }
     }
 }
