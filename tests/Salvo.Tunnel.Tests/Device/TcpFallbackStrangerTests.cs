@@ -22,11 +22,16 @@ public sealed class TcpFallbackStrangerTests(ITestOutputHelper output)
         // 30 strangers from 3 addresses: more than the 20 places (16 + 4 per peer) the listener used to have in all;
         // each address may hold 8, so 6 are refused at once.
         JunkConnections? junk = null;
-        using var devices = new DevicePair(IPAddress.Loopback, modeA: TcpFallbackMode.Only, startA: (configuration, tun) =>
-        {
-            junk = new JunkConnections(configuration.Peers[0].Endpoint!.Port, count: 30, sources: 3);
-            return TunnelDevice.Start(configuration, tun);
-        });
+        var logB = new RecordingLogger();
+        using var devices = new DevicePair(
+            IPAddress.Loopback,
+            modeA: TcpFallbackMode.Only,
+            startA: (configuration, tun) =>
+            {
+                junk = new JunkConnections(configuration.Peers[0].Endpoint!.Port, count: 30, sources: 3);
+                return TunnelDevice.Start(configuration, tun);
+            },
+            startB: (configuration, tun) => TunnelDevice.Start(configuration, tun, logger: logB));
         using var strangers = junk!;
 
         Assert.True(FirstPacketCrosses(devices), "no packet crossed over TCP with 30 junk connections open");
@@ -52,6 +57,12 @@ public sealed class TcpFallbackStrangerTests(ITestOutputHelper output)
         Assert.Equal(TunnelPath.Tcp, devices.B.Engine.GetPeers()[0].Path);
         Assert.Equal(1, devices.A.Engine.Counters.PathSwitchesToTcp);
         Assert.Equal(0, devices.A.Engine.Counters.PathSwitchesToUdp);
+
+        // Logged, but not once per connection: the first of each reason, then at most one line a second.
+        var timedOut = logB.CountContaining("Tunnel closed a TCP fallback connection from [::ffff:127.0.1.");
+        Assert.InRange(logB.CountContaining("no authenticated message within 8 s of connecting"), 1, 1 + (int)clock.Elapsed.TotalSeconds);
+        Assert.Equal(1, logB.CountContaining("this source already holds 8 connections without an authenticated message"));
+        Assert.True(timedOut < 30, $"{timedOut} lines for 30 closes");
     }
 
     [OpenFilesFact(needed: 4096)]
