@@ -1,6 +1,6 @@
 namespace Salvo.Tunnel;
 
-/// <summary>Why the tunnel refused a datagram from the network or a packet from the device.</summary>
+/// <summary>Why the tunnel refused a datagram from the network, a packet from the device, or a TCP fallback connection.</summary>
 public enum TunnelDropReason
 {
     /// <summary>Not a message of the protocol: a type other than 1 to 4, or the wrong size for its type.</summary>
@@ -85,4 +85,22 @@ public enum TunnelDropReason
     /// the batch, logs the error (at most once a second) and goes on with the next.
     /// </summary>
     InternalError,
+
+    /// <summary>
+    /// A TCP fallback connection accepted from the network that carried no authenticated WireGuard message within
+    /// 8 s of opening: closed. Frames that do not authenticate do not extend the wait.
+    /// </summary>
+    TcpUnauthenticatedTimeout,
+
+    /// <summary>
+    /// A TCP fallback connection refused at once: its source (IPv4 address or IPv6 /64) already held 8 connections
+    /// that had not yet carried an authenticated message.
+    /// </summary>
+    TcpSourceLimit,
+
+    /// <summary>
+    /// A TCP fallback connection that had not yet carried an authenticated message, closed to make room for a newer
+    /// one: 256 such connections may wait at once, and the oldest gives way.
+    /// </summary>
+    TcpUnauthenticatedEvicted,
 }

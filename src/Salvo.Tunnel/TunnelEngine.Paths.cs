@@ -124,6 +124,7 @@ public sealed partial class TunnelEngine
                 return;
             }
 
+            _connector?.Authenticated(source);
             if (path.Current == TunnelPath.Tcp)
             {
                 // Both ends may have dialed at once: answer on the connection the peer sends on.

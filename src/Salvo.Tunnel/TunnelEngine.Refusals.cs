@@ -179,6 +179,19 @@ public sealed partial class TunnelEngine
         }
     }
 
+    /// <summary>Counts a TCP fallback connection from <paramref name="source"/> closed for <paramref name="reason"/>, and logs it at most once a second per reason.</summary>
+    internal void RefuseTcpConnection(TunnelDropReason reason, DatagramAddress source)
+    {
+        lock (_gate)
+        {
+            Counters.Drop(reason);
+            if (ShouldLog(reason, LogLevel.Warning, out var notLogged))
+            {
+                TunnelLog.RefusedTcpConnection(_logger, source.ToString(), Describe(reason), notLogged);
+            }
+        }
+    }
+
     private void RefusePacket(TunnelDropReason reason, long count = 1)
     {
         Counters.Drop(reason, count);
@@ -247,6 +260,9 @@ public sealed partial class TunnelEngine
         TunnelDropReason.ControlSendDropped => "handshake message or cookie reply not sent: the socket had no room for it without holding up data",
         TunnelDropReason.PacketTooLarge => "packet longer than one WireGuard datagram carries (65,475 bytes), or longer than the buffer it was read into while the MTU was being raised",
         TunnelDropReason.InternalError => "a data loop dropped the batch it held after an unexpected error, and went on",
+        TunnelDropReason.TcpUnauthenticatedTimeout => "no authenticated message within 8 s of connecting",
+        TunnelDropReason.TcpSourceLimit => "this source already holds 8 connections without an authenticated message",
+        TunnelDropReason.TcpUnauthenticatedEvicted => "the oldest of 256 connections without an authenticated message, closed for a newer one",
         _ => reason.ToString(),
     };
 }

@@ -294,6 +294,20 @@ public sealed class TunnelUpShowTests : IDisposable
     }
 
     [Fact]
+    public void StatusText_TcpFallbackStrangersClosed_ListedAmongTheDrops()
+    {
+        var now = new DateTimeOffset(2026, 11, 28, 12, 0, 0, TimeSpan.Zero);
+        var status = Status("salvo0", now) with
+        {
+            Dropped = Dropped((TunnelDropReason.Malformed, 1000), (TunnelDropReason.TcpUnauthenticatedTimeout, 24), (TunnelDropReason.TcpSourceLimit, 6), (TunnelDropReason.TcpUnauthenticatedEvicted, 3744)),
+        };
+
+        var text = TunnelStatusText.Format(status, now);
+
+        Assert.Contains("  dropped: Malformed 1000, TcpUnauthenticatedTimeout 24, TcpSourceLimit 6, TcpUnauthenticatedEvicted 3744\n", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Show_Json_IsOneDocument_EveryDropReasonCounted()
     {
         var now = DateTimeOffset.UtcNow;

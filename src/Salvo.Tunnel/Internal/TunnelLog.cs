@@ -25,6 +25,9 @@ internal static partial class TunnelLog
 
     [LoggerMessage(7, LogLevel.Warning, "Tunnel TCP listener on port {Port} did not start ({Error}): peers cannot fall back to TCP towards this end")]
     public static partial void TcpListenerFailed(ILogger logger, int port, string error);
+    [LoggerMessage(10, LogLevel.Warning, "Tunnel closed a TCP fallback connection from {Source}: {Reason} ({Suppressed} more for this reason not logged since the last entry)")]
+    public static partial void RefusedTcpConnection(ILogger logger, string source, string reason, long suppressed);
+
     [LoggerMessage(8, LogLevel.Information, "TUN {Name} offloads: {Offloads}")]
     public static partial void TunOffloads(ILogger logger, string name, string offloads);
 

@@ -95,9 +95,10 @@ internal sealed class HandshakeRateLimiter(TimeProvider time)
 
     /// <summary>
     /// IPv6: the first 64 bits, low half zero; IPv4: the address with bit 32 set, high half zero, so the two never
-    /// meet. A TCP fallback connection (a whole address of 100::/64) is its own source.
+    /// meet. A TCP fallback connection (a whole address of 100::/64) is its own source. Also the source of the TCP
+    /// fallback's unauthenticated connections (<see cref="Paths.UnauthenticatedConnections{T}"/>).
     /// </summary>
-    private static UInt128 KeyOf(DatagramAddress source)
+    internal static UInt128 KeyOf(DatagramAddress source)
     {
         source = source.Unmap();
         Span<byte> bytes = stackalloc byte[16];

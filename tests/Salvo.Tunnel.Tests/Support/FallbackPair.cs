@@ -187,5 +187,9 @@ internal sealed class RecordingConnector : ITcpPathConnector
 
     public void Dial(WireGuardKey peer, IPEndPoint endPoint) => Dials.Add((peer, endPoint));
 
+    public List<DatagramAddress> Authenticated { get; } = [];
+
     public void Close(DatagramAddress path, TimeSpan after) => Closes.Add((path, after));
+
+    void ITcpPathConnector.Authenticated(DatagramAddress path) => Authenticated.Add(path);
 }

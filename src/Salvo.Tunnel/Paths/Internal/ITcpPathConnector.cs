@@ -14,4 +14,10 @@ internal interface ITcpPathConnector
 
     /// <summary>Closes the connection named <paramref name="path"/> once <paramref name="after"/> has passed.</summary>
     void Close(DatagramAddress path, TimeSpan after);
+
+    /// <summary>
+    /// The connection named <paramref name="path"/> carried an authenticated message from a peer: it is no stranger
+    /// any more, and no longer waits under the budget of unauthenticated connections.
+    /// </summary>
+    void Authenticated(DatagramAddress path);
 }

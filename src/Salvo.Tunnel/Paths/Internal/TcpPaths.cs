@@ -10,7 +10,10 @@ namespace Salvo.Tunnel.Paths;
 /// <summary>
 /// The tunnel's TCP side: a listener on the port number of the UDP socket, the connections this end opens, and the
 /// WireGuard messages both carry, one per length-prefixed frame (<see cref="LengthPrefixFramer"/>). Each received
-/// frame goes to the engine as a datagram from the connection's <see cref="TcpPathAddress"/>.
+/// frame goes to the engine as a datagram from the connection's <see cref="TcpPathAddress"/>. A connection accepted from
+/// the network is a stranger until the engine authenticates a message on it, held to the budget of
+/// <see cref="UnauthenticatedConnections{T}"/>, so that connections which never authenticate cannot take the places a
+/// peer's connection needs.
 /// </summary>
 internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 {
@@ -20,6 +23,9 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     /// </summary>
     private const int SendQueueBytes = 512 * 1024;
 
+    // A sixteenth of the deadline: a stranger is closed at most half a second late.
+    private static readonly TimeSpan SweepInterval = TimeSpan.FromMilliseconds(500);
+
     private readonly TunnelEngine _engine;
     private readonly Func<IBatchedOutput> _createOutput;
     private readonly int _peers;
@@ -27,6 +33,12 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     private readonly StreamClient _client;
     private readonly ConcurrentDictionary<DatagramAddress, StreamConnection> _connections = new();
     private readonly CancellationTokenSource _stop = new();
+    private readonly UnauthenticatedConnections<StreamConnection> _strangers = new(
+        UnauthenticatedConnections<StreamConnection>.DefaultPerSource,
+        UnauthenticatedConnections<StreamConnection>.DefaultTotal,
+        UnauthenticatedConnections<StreamConnection>.DefaultDeadline);
+    private readonly List<StreamConnection> _expired = [];
+    private readonly Timer? _sweep;
     private Listener? _listener;
     private volatile uint _mark;
     private long _nextId;
@@ -58,6 +70,11 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
                 ConfigureSocket = socket => Mark(socket, _mark),
             },
             this);
+        if (peers > 0)
+        {
+            _sweep = new Timer(static state => ((TcpPaths)state!).Sweep(), this, SweepInterval, SweepInterval);
+        }
+
         try
         {
             _listener = Listen(port, mark);
@@ -78,6 +95,9 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     /// </summary>
     internal Action<Exception>? MessageFailed { get; init; }
 
+    /// <summary>Connections the listener in use holds now, strangers and those closing included (tests bound it).</summary>
+    internal int ListenerConnections => _listener?.Server.ConnectionCount ?? 0;
+
     /// <summary>Sees each socket of the TCP fallback (listeners and the connections this end opens) once marked, before it binds or connects (tests read its mark).</summary>
     internal Action<Socket>? SocketConfigured { get; set; }
 
@@ -94,8 +114,10 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
             return null;
         }
 
-        // Anyone may connect before a message authenticates, and each connection holds about 200 KB of buffers:
-        // a few per peer cover both ends dialing at once and a reconnect while the old connection closes.
+        // The strangers' budget (UnauthenticatedConnections) bounds the live connections; this is a last resort, and it
+        // also counts connections still closing, which trail a flood: with 1,000 strangers reopened every second the
+        // listener held up to 1,001 while admitting 256, and at 2 x 256 + 20 it refused a peer's connection. Sixteen
+        // times the budget, plus a few per peer for both ends dialing at once and a reconnect while the old one closes.
         Socket? socket = null;
         var server = new StreamServer(
             new StreamServerOptions
@@ -103,14 +125,14 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
                 EndPoint = new IPEndPoint(Socket.OSSupportsIPv6 ? IPAddress.IPv6Any : IPAddress.Any, port),
                 Framer = _framer,
                 MaxSendQueueBytes = SendQueueBytes,
-                MaxConnections = 16 + (4 * _peers),
+                MaxConnections = (16 * _strangers.Total) + 16 + (4 * _peers),
                 ConfigureSocket = listener =>
                 {
                     socket = listener;
                     Mark(listener, mark);
                 },
             },
-            this);
+            new AcceptedConnections(this));
         try
         {
             server.Start();
@@ -182,16 +204,27 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         }
     }
 
-    public void OnConnected(StreamConnection connection)
+    public void Authenticated(DatagramAddress path)
     {
-        var address = TcpPathAddress.Create(Interlocked.Increment(ref _nextId));
-        connection.Tag = new ConnectionState(address, _createOutput());
-        _connections[address] = connection;
+        // Called for every authenticated message on a connection: after the first, only the flag is read.
+        if (_connections.TryGetValue(path, out var connection) && connection.Tag is ConnectionState { IsStranger: true } state)
+        {
+            state.IsStranger = false;
+            _strangers.Remove(connection);
+        }
     }
+
+    /// <summary>A connection this end dialed: no stranger.</summary>
+    public void OnConnected(StreamConnection connection) => Opened(connection, stranger: false);
 
     public ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message)
     {
-        var state = (ConnectionState)connection.Tag!;
+        // A connection refused as it opened has no state: what it sends before it is gone goes nowhere.
+        if (connection.Tag is not ConnectionState state)
+        {
+            return ValueTask.CompletedTask;
+        }
+
         try
         {
             var buffer = state.BufferFor((int)message.Length);
@@ -211,6 +244,7 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     {
         if (connection.Tag is ConnectionState state)
         {
+            _strangers.Remove(connection);
             _connections.TryRemove(state.Address, out _);
             _engine.OnTcpPathClosed(state.Address);
         }
@@ -218,12 +252,60 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
     public void Dispose()
     {
+        _sweep?.Dispose();
         _stop.Cancel();
         // Each waits for its connections' CloseTimeout at most; the tunnel is going down, so bound the whole wait.
         var closing = Task.WhenAll(_client.DisposeAsync().AsTask(), _listener?.Server.StopAsync() ?? Task.CompletedTask);
         closing.Wait(TimeSpan.FromSeconds(2));
         _stop.Dispose();
     }
+
+    private void Opened(StreamConnection connection, bool stranger)
+    {
+        var address = TcpPathAddress.Create(Interlocked.Increment(ref _nextId));
+        connection.Tag = new ConnectionState(address, _createOutput()) { IsStranger = stranger };
+        _connections[address] = connection;
+    }
+
+    /// <summary>A connection the listener accepted: a stranger, admitted under the budget or refused at once.</summary>
+    private void Accepted(StreamConnection connection)
+    {
+        if (!_strangers.TryAdmit(connection, SourceOf(connection), Environment.TickCount64, out var evicted))
+        {
+            _engine.RefuseTcpConnection(TunnelDropReason.TcpSourceLimit, SourceOf(connection));
+            // Not from inside OnConnected: the connection's loops start after it returns, and close as they find the socket gone.
+            ThreadPool.UnsafeQueueUserWorkItem(static refused => refused.Abort(), connection, preferLocal: false);
+            return;
+        }
+
+        if (evicted is not null)
+        {
+            _engine.RefuseTcpConnection(TunnelDropReason.TcpUnauthenticatedEvicted, SourceOf(evicted));
+            evicted.Abort();
+        }
+
+        Opened(connection, stranger: true);
+    }
+
+    /// <summary>Closes the strangers that carried no authenticated message within the deadline.</summary>
+    private void Sweep()
+    {
+        // Timer callbacks may overlap when one runs late; the second finds nothing left to take.
+        lock (_expired)
+        {
+            _strangers.TakeExpired(Environment.TickCount64, _expired);
+            foreach (var connection in _expired)
+            {
+                _engine.RefuseTcpConnection(TunnelDropReason.TcpUnauthenticatedTimeout, SourceOf(connection));
+                connection.Abort();
+            }
+
+            _expired.Clear();
+        }
+    }
+
+    private static DatagramAddress SourceOf(StreamConnection connection) =>
+        DatagramAddress.FromIPEndPoint(connection.RemoteEndPoint as IPEndPoint ?? new IPEndPoint(IPAddress.IPv6None, 0));
 
     private async Task DialAsync(WireGuardKey peer, IPEndPoint endPoint)
     {
@@ -281,11 +363,23 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         public void Abandon() => Server.StopAsync().GetAwaiter().GetResult();
     }
 
+    /// <summary>The listener's handler: each connection it accepts starts as a stranger.</summary>
+    private sealed class AcceptedConnections(TcpPaths paths) : IStreamHandler
+    {
+        public void OnConnected(StreamConnection connection) => paths.Accepted(connection);
+
+        public ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message) => paths.OnMessageAsync(connection, message);
+
+        public void OnClosed(StreamConnection connection, StreamCloseReason reason) => paths.OnClosed(connection, reason);
+    }
+
     /// <summary>One connection's name, receive buffer and output (the handler runs one message at a time per connection).</summary>
     private sealed class ConnectionState(DatagramAddress address, IBatchedOutput output)
     {
         /// <summary>Room for a handshake and a transport message of a 1,420-byte MTU; longer messages grow it (never past the framer's limit).</summary>
         private byte[] _buffer = new byte[2048];
+
+        private bool _isStranger;
 
         public DatagramAddress Address { get; } = address;
 
@@ -299,6 +393,13 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
             }
 
             return _buffer.AsSpan(0, length);
+        }
+
+        /// <summary>Accepted and not yet authenticated: still under the strangers' budget.</summary>
+        public bool IsStranger
+        {
+            get => Volatile.Read(ref _isStranger);
+            set => Volatile.Write(ref _isStranger, value);
         }
     }
 }
