@@ -29,6 +29,7 @@ public sealed class WireGuardControlSocket : IDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly ConcurrentDictionary<UapiConnection, byte> _open = new();
     private readonly Task _accepting;
+    private long _accepted;
 
     private WireGuardControlSocket(TunnelDevice device, string path, ILogger? logger, UapiLimits limits)
     {
@@ -164,12 +165,9 @@ public sealed class WireGuardControlSocket : IDisposable
                 return;
             }
 
-            if (_open.Count >= Limits.MaxConnections)
-            {
-                EvictLongestIdle();
-            }
+            MakeRoom();
 
-            var connection = new UapiConnection(this, client);
+            var connection = new UapiConnection(this, client, ++_accepted);
             _open.TryAdd(connection, 0);
             _ = ServeAsync(connection);
         }
@@ -188,18 +186,27 @@ public sealed class WireGuardControlSocket : IDisposable
         }
     }
 
-    /// <summary>Makes room by closing the connection that has gone longest without a whole line.</summary>
-    private void EvictLongestIdle()
+    /// <summary>At the limit, makes room by closing the connection that has gone longest without a whole line.</summary>
+    private void MakeRoom()
     {
+        // Connections already closing are not counted: each accept in a burst makes room of its own.
+        var live = 0;
         UapiConnection? oldest = null;
         foreach (var (connection, _) in _open)
         {
-            if (oldest is null || connection.LastProgress < oldest.LastProgress)
+            if (!connection.IsEvicted)
             {
-                oldest = connection;
+                live++;
+                if (oldest is null || connection.IdlerThan(oldest))
+                {
+                    oldest = connection;
+                }
             }
         }
 
-        oldest?.Evict();
+        if (live >= Limits.MaxConnections)
+        {
+            oldest?.Evict();
+        }
     }
 }

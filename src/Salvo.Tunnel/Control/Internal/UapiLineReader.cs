@@ -48,25 +48,41 @@ internal sealed class UapiLineReader : IDisposable
 
     private byte[] Buffer => _buffer ?? throw new ObjectDisposedException(nameof(UapiLineReader));
 
+    /// <summary>The next line if the buffer holds it whole (or holds too much for one), without reading.</summary>
+    /// <returns>False when the stream must be read first.</returns>
+    public bool TryReadBuffered(out UapiLineStatus status)
+    {
+        var newline = Buffer.AsSpan(_start, _end - _start).IndexOf((byte)'\n');
+        if (newline > _maxLineBytes || (newline < 0 && _end - _start > _maxLineBytes))
+        {
+            status = UapiLineStatus.TooLong;
+            return true;
+        }
+
+        if (newline >= 0)
+        {
+            _lineStart = _start;
+            _lineLength = newline;
+            _start += newline + 1;
+            BytesRead += newline + 1;
+            status = UapiLineStatus.Line;
+            return true;
+        }
+
+        status = default;
+        return false;
+    }
+
     public async ValueTask<UapiLineStatus> ReadLineAsync(CancellationToken cancellationToken)
     {
         while (true)
         {
-            var buffer = Buffer;
-            var newline = buffer.AsSpan(_start, _end - _start).IndexOf((byte)'\n');
-            if (newline > _maxLineBytes || (newline < 0 && _end - _start > _maxLineBytes))
+            if (TryReadBuffered(out var status))
             {
-                return UapiLineStatus.TooLong;
+                return status;
             }
 
-            if (newline >= 0)
-            {
-                _lineStart = _start;
-                _lineLength = newline;
-                _start += newline + 1;
-                BytesRead += newline + 1;
-                return UapiLineStatus.Line;
-            }
+            var buffer = Buffer;
 
             if (_start > 0)
             {
