@@ -135,4 +135,32 @@ public sealed class UapiStrictSyntaxTests
         Assert.Equal(UapiErrno.None, parser.Errno);
         Assert.Equal(["10.0.0.3/32"], parser.Change.Peers[0].AllowedIps.Select(p => p.ToString()));
     }
+
+    [Fact]
+    public void Add_RandomBytesAroundEveryKey_NeverThrowsAndNeverEchoesTheValue()
+    {
+        // A fixed seed: the same 20,000 lines every run, each a key of the protocol (or none) and random bytes.
+        var random = new Random(20_261_128);
+        string[] keys = ["private_key", "listen_port", "fwmark", "replace_peers", "public_key", "preshared_key", "endpoint",
+            "persistent_keepalive_interval", "allowed_ip", "update_only", "remove", "protocol_version", string.Empty];
+        const string Alphabet = "0123456789abcdefABCDEF:.[]/%=-+ \t\r\0xyz\u00e9\u00ff";
+        var parser = new UapiSetParser(UapiLimits.Default);
+        for (var i = 0; i < 20_000; i++)
+        {
+            var value = new string([.. Enumerable.Range(0, random.Next(0, 80)).Select(_ => Alphabet[random.Next(Alphabet.Length)])]);
+            var key = keys[random.Next(keys.Length)];
+            var line = random.Next(4) == 0 ? key + value : $"{key}={value}";
+            if (parser.Errno != UapiErrno.None || random.Next(50) == 0)
+            {
+                parser = new UapiSetParser(UapiLimits.Default);
+                parser.Add($"public_key={s_peer}");
+            }
+
+            parser.Add(line);
+            if (parser.Error is { } error && value.Length >= 8)
+            {
+                Assert.DoesNotContain(value, error, StringComparison.Ordinal);
+            }
+        }
+    }
 }
