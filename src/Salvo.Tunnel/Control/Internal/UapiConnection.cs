@@ -144,10 +144,24 @@ internal sealed class UapiConnection : IDisposable
             return UapiRefusal.None;
         }
 
+        // Written a piece at a time as it is formatted: a 10,000-peer answer (3.5 MB of text) is never held whole, and
+        // the whole answer still has to go out within the request timeout.
+        _timeoutReason = UapiRefusal.RequestTimeout;
+        _cancel.CancelAfter(Limits.RequestTimeout);
         var answer = new StringBuilder();
-        UapiGetWriter.Write(answer, _owner.Device);
+        foreach (var (peerStatus, presharedKey) in UapiGetWriter.WriteDevice(answer, _owner.Device))
+        {
+            UapiGetWriter.WritePeer(answer, peerStatus, presharedKey);
+            if (answer.Length >= AnswerChunkBytes)
+            {
+                await WritePiecesAsync(stream, answer).ConfigureAwait(false);
+                answer.Clear();
+            }
+        }
+
         answer.Append("errno=0\n\n");
-        await AnswerAsync(stream, answer).ConfigureAwait(false);
+        await WritePiecesAsync(stream, answer).ConfigureAwait(false);
+        _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
         return null;
     }
 
@@ -274,11 +288,18 @@ internal sealed class UapiConnection : IDisposable
         _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
     }
 
-    /// <summary>Writes <paramref name="answer"/> in pooled pieces, within the request timeout.</summary>
+    /// <summary>Writes <paramref name="answer"/> within the request timeout.</summary>
     private async Task AnswerAsync(NetworkStream stream, StringBuilder answer)
     {
         _timeoutReason = UapiRefusal.RequestTimeout;
         _cancel.CancelAfter(Limits.RequestTimeout);
+        await WritePiecesAsync(stream, answer).ConfigureAwait(false);
+        _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
+    }
+
+    /// <summary>Writes <paramref name="answer"/> in pooled pieces; the caller has armed the timeout.</summary>
+    private async Task WritePiecesAsync(NetworkStream stream, StringBuilder answer)
+    {
         var buffer = ArrayPool<byte>.Shared.Rent(AnswerChunkBytes);
         try
         {
@@ -296,7 +317,5 @@ internal sealed class UapiConnection : IDisposable
         {
             ArrayPool<byte>.Shared.Return(buffer);
         }
-
-        _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
     }
 }
