@@ -1,5 +1,5 @@
+using System.Collections.Concurrent;
 using System.Net.Sockets;
-using System.Text;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -9,8 +9,10 @@ namespace Salvo.Tunnel.Control;
 /// WireGuard's cross-platform configuration protocol ("UAPI", wireguard.com/xplatform) for a running
 /// <see cref="TunnelDevice"/>, on the Unix socket <c>/var/run/wireguard/NAME.sock</c> where the stock <c>wg</c> tool
 /// looks for a user-space implementation: <c>wg show</c>, <c>wg showconf</c>, <c>wg set</c>, <c>wg setconf</c> and
-/// <c>wg syncconf</c> work on the tunnel while it runs. The socket is mode 0600 (root only). Each connection is served
-/// on its own, so a slow or stuck client holds up nobody else; the tunnel's lock is taken only to read or apply.
+/// <c>wg syncconf</c> work on the tunnel while it runs. The socket is mode 0600 (root only). Connections are served
+/// concurrently, each with a line, size, idle and request limit, so a slow, stuck or flooding client holds up nobody
+/// else and holds bounded memory; the tunnel's lock is taken only to read or apply. A <c>set</c> is applied only once
+/// it has arrived whole and checked.
 /// </summary>
 public sealed class WireGuardControlSocket : IDisposable
 {
@@ -19,24 +21,23 @@ public sealed class WireGuardControlSocket : IDisposable
 
     /// <summary>
     /// The largest <c>set=1</c> request taken: a 10,000-peer <c>wg setconf</c> is about 3 MB, and a larger request is
-    /// answered with EINVAL and its connection closed, so one client cannot make the process hold gigabytes.
+    /// answered with EMSGSIZE (-90) and its connection closed, so one client cannot make the process hold gigabytes.
     /// </summary>
-    public const int MaxRequestBytes = 64 << 20;
+    public const int MaxRequestBytes = 16 << 20;
 
-    /// <summary>Connections served at once; more are closed at accept (wg uses one per command).</summary>
-    private const int MaxConnections = 64;
-
-    private readonly TunnelDevice _device;
     private readonly Socket _listener;
-    private readonly ILogger _logger;
     private readonly CancellationTokenSource _stop = new();
+    private readonly ConcurrentDictionary<UapiConnection, byte> _open = new();
     private readonly Task _accepting;
-    private int _connections;
+    private long _accepted;
 
-    private WireGuardControlSocket(TunnelDevice device, string path, ILogger? logger)
+    private WireGuardControlSocket(TunnelDevice device, string path, ILogger? logger, UapiLimits limits)
     {
-        _device = device;
-        _logger = logger ?? NullLogger.Instance;
+        Device = device;
+        Logger = logger ?? NullLogger.Instance;
+        Limits = limits;
+        LargeRequests = new SemaphoreSlim(limits.LargeRequestsAtOnce, limits.LargeRequestsAtOnce);
+        Stopping = _stop.Token;
         Path = path;
         _listener = Pal.TunnelPlatform.Current.ListenOwnerOnly(path);
         _accepting = AcceptAsync();
@@ -44,6 +45,25 @@ public sealed class WireGuardControlSocket : IDisposable
 
     /// <summary>The socket file's path.</summary>
     public string Path { get; }
+
+    internal TunnelDevice Device { get; }
+
+    internal string InterfaceName => Device.InterfaceName;
+
+    internal ILogger Logger { get; }
+
+    internal UapiLimits Limits { get; }
+
+    /// <summary>Refused requests and closed connections, by reason.</summary>
+    internal UapiCounters Counters { get; } = new();
+
+    /// <summary>Turns for requests past <see cref="UapiLimits.LargeRequestBytes"/>.</summary>
+    internal SemaphoreSlim LargeRequests { get; }
+
+    internal CancellationToken Stopping { get; }
+
+    /// <summary>Connections open now.</summary>
+    internal int OpenConnections => _open.Count;
 
     /// <summary>The socket path <c>wg</c> uses for the interface <paramref name="interfaceName"/>.</summary>
     /// <param name="interfaceName">The TUN interface's name.</param>
@@ -59,10 +79,14 @@ public sealed class WireGuardControlSocket : IDisposable
     /// <param name="logger">Where refused requests and applied changes are logged. Defaults to none.</param>
     /// <exception cref="IOException">Another process answers on <paramref name="path"/>.</exception>
     /// <exception cref="PlatformNotSupportedException">The platform has no owner-only Unix sockets (Linux has).</exception>
-    public static WireGuardControlSocket Start(TunnelDevice device, string? path = null, ILogger? logger = null)
+    public static WireGuardControlSocket Start(TunnelDevice device, string? path = null, ILogger? logger = null) =>
+        Start(device, path, logger, UapiLimits.Default);
+
+    internal static WireGuardControlSocket Start(TunnelDevice device, string? path, ILogger? logger, UapiLimits limits)
     {
         ArgumentNullException.ThrowIfNull(device);
-        return new WireGuardControlSocket(device, path ?? PathFor(device.InterfaceName), logger);
+        ArgumentNullException.ThrowIfNull(limits);
+        return new WireGuardControlSocket(device, path ?? PathFor(device.InterfaceName), logger, limits);
     }
 
     /// <summary>Stops listening, closes open connections and removes the socket file.</summary>
@@ -84,7 +108,27 @@ public sealed class WireGuardControlSocket : IDisposable
         }
 
         _accepting.Wait(TimeSpan.FromSeconds(2));
-        _stop.Dispose();
+    }
+
+    /// <summary>Applies a checked change; returns its errno.</summary>
+    internal int Apply(TunnelChange change)
+    {
+        var errno = Device.Configure(change, out var error);
+        if (errno != UapiErrno.None)
+        {
+            return Refuse(errno, UapiRefusal.DeviceRefused, error ?? "refused");
+        }
+
+        TunnelLog.ControlChanged(Logger, InterfaceName, change.Peers.Count);
+        return errno;
+    }
+
+    /// <summary>Counts and logs a refused request; <paramref name="error"/> never holds a value from the request.</summary>
+    internal int Refuse(int errno, UapiRefusal reason, string error)
+    {
+        Counters.Count(reason);
+        TunnelLog.ControlRefused(Logger, InterfaceName, errno, error);
+        return errno;
     }
 
     private async Task AcceptAsync()
@@ -96,116 +140,73 @@ public sealed class WireGuardControlSocket : IDisposable
             {
                 client = await _listener.AcceptAsync(_stop.Token).ConfigureAwait(false);
             }
-            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
+            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
+            {
+                return;
+            }
+            catch (SocketException) when (!_stop.IsCancellationRequested)
+            {
+                // Out of descriptors (EMFILE) or a connection reset before accept: the listener goes on, after a pause
+                // so that a lasting EMFILE does not spin.
+                Counters.Count(UapiRefusal.AcceptFailed);
+                try
+                {
+                    await Task.Delay(100, _stop.Token).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    return;
+                }
+
+                continue;
+            }
+            catch (SocketException)
             {
                 return;
             }
 
-            if (Interlocked.Increment(ref _connections) > MaxConnections)
-            {
-                Interlocked.Decrement(ref _connections);
-                client.Dispose();
-                continue;
-            }
+            MakeRoom();
 
-            _ = ServeAsync(client);
+            var connection = new UapiConnection(this, client, ++_accepted);
+            _open.TryAdd(connection, 0);
+            _ = ServeAsync(connection);
         }
     }
 
-    private async Task ServeAsync(Socket client)
+    private async Task ServeAsync(UapiConnection connection)
     {
         try
         {
-            using var stream = new NetworkStream(client, ownsSocket: true);
-            var reader = new UapiLineReader(stream);
-            while (await ServeOneAsync(reader, stream).ConfigureAwait(false))
-            {
-            }
-        }
-        catch (Exception e) when (e is IOException or SocketException or InvalidDataException or OperationCanceledException or ObjectDisposedException)
-        {
-            // The client went away or broke the protocol: only its connection ends.
+            await connection.ServeAsync().ConfigureAwait(false);
         }
         finally
         {
-            Interlocked.Decrement(ref _connections);
+            _open.TryRemove(connection, out _);
+            connection.Dispose();
         }
     }
 
-    /// <summary>Answers one request; false when the connection should close.</summary>
-    private async Task<bool> ServeOneAsync(UapiLineReader reader, NetworkStream stream)
+    /// <summary>At the limit, makes room by closing the connection that has gone longest without a whole line.</summary>
+    private void MakeRoom()
     {
-        var operation = await reader.ReadLineAsync(_stop.Token).ConfigureAwait(false);
-        var answer = new StringBuilder();
-        int errno;
-        switch (operation)
+        // Connections already closing are not counted: each accept in a burst makes room of its own.
+        var live = 0;
+        UapiConnection? oldest = null;
+        foreach (var (connection, _) in _open)
         {
-            case "get=1":
-                // The request is "get=1" and an empty line; anything else there is refused as wireguard-go refuses it.
-                var end = await reader.ReadLineAsync(_stop.Token).ConfigureAwait(false);
-                if (end is null)
+            if (!connection.IsEvicted)
+            {
+                live++;
+                if (oldest is null || connection.IdlerThan(oldest))
                 {
-                    return false;
+                    oldest = connection;
                 }
-
-                errno = end.Length == 0 ? Get(answer) : Refuse(UapiErrno.Invalid, "get=1 must be followed by an empty line");
-                break;
-            case "set=1":
-                var start = reader.BytesRead;
-                var lines = new List<string>();
-                while (await reader.ReadLineAsync(_stop.Token).ConfigureAwait(false) is { Length: > 0 } line)
-                {
-                    if (reader.BytesRead - start > MaxRequestBytes)
-                    {
-                        Refuse(UapiErrno.Invalid, $"set request larger than {MaxRequestBytes} bytes");
-                        await WriteAsync(stream, $"errno={UapiErrno.Invalid}\n\n").ConfigureAwait(false);
-                        return false;
-                    }
-
-                    lines.Add(line);
-                }
-
-                errno = Set(lines);
-                break;
-            default:
-                // Not an operation of the protocol (or the end of the stream): wireguard-go closes the connection too.
-                return false;
+            }
         }
 
-        answer.Append("errno=").Append(errno).Append("\n\n");
-        await WriteAsync(stream, answer.ToString()).ConfigureAwait(false);
-        return true;
-    }
-
-    private int Get(StringBuilder answer)
-    {
-        UapiGetWriter.Write(answer, _device);
-        return UapiErrno.None;
-    }
-
-    private int Set(List<string> lines)
-    {
-        var errno = UapiSetParser.TryParse(lines, out var change, out var error);
-        if (errno == UapiErrno.None)
+        if (live >= Limits.MaxConnections)
         {
-            errno = _device.Configure(change, out error);
+            oldest?.Evict();
         }
-
-        if (errno != UapiErrno.None)
-        {
-            return Refuse(errno, error ?? "refused");
-        }
-
-        TunnelLog.ControlChanged(_logger, _device.InterfaceName, change.Peers.Count);
-        return errno;
     }
-
-    private int Refuse(int errno, string error)
-    {
-        TunnelLog.ControlRefused(_logger, _device.InterfaceName, errno, error);
-        return errno;
-    }
-
-    private async Task WriteAsync(NetworkStream stream, string text) =>
-        await stream.WriteAsync(Encoding.ASCII.GetBytes(text), _stop.Token).ConfigureAwait(false);
 }

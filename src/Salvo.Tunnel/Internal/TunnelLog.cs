@@ -48,4 +48,7 @@ internal static partial class TunnelLog
 
     [LoggerMessage(41, LogLevel.Information, "Tunnel {Name}: configuration changed through the control socket ({Peers} peer entries)")]
     public static partial void ControlChanged(ILogger logger, string name, int peers);
+
+    [LoggerMessage(42, LogLevel.Debug, "Tunnel {Name}: control connection closed: {Reason}")]
+    public static partial void ControlConnectionClosed(ILogger logger, string name, string reason);
 }

@@ -59,6 +59,36 @@ internal sealed class UapiClient : IDisposable
 
     public void SendRaw(byte[] bytes) => _socket.Send(bytes);
 
+    /// <summary>Ends the request stream as a client that stops halfway does (the server reads end of file).</summary>
+    public void EndSending() => _socket.Shutdown(SocketShutdown.Send);
+
+    /// <summary>Everything the server sends until it closes the connection; throws when it stays open for <paramref name="timeout"/>.</summary>
+    public string ReadUntilClosed(TimeSpan timeout)
+    {
+        _socket.ReceiveTimeout = (int)timeout.TotalMilliseconds;
+        var received = new List<byte>(_pending);
+        var buffer = new byte[4096];
+        while (true)
+        {
+            int read;
+            try
+            {
+                read = _socket.Receive(buffer);
+            }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionReset)
+            {
+                read = 0;
+            }
+
+            if (read == 0)
+            {
+                return Encoding.ASCII.GetString([.. received]);
+            }
+
+            received.AddRange(buffer.AsSpan(0, read));
+        }
+    }
+
     public void Dispose() => _socket.Dispose();
 
     /// <summary>The value of each "key=value" line in <paramref name="answer"/> with that key.</summary>

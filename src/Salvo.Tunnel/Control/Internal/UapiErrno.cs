@@ -8,7 +8,7 @@ internal static class UapiErrno
 {
     public const int None = 0;
 
-    /// <summary>-EIO: the request could not be read or answered.</summary>
+    /// <summary>-EIO: the request could not be read; wireguard-go answers it for a line over its scanner's limit.</summary>
     public const int IO = -5;
 
     /// <summary>-EINVAL: a key the protocol does not know, or a value it cannot take.</summary>
@@ -16,6 +16,9 @@ internal static class UapiErrno
 
     /// <summary>-EPROTO: a line that is not key=value.</summary>
     public const int Protocol = -71;
+
+    /// <summary>-EMSGSIZE ("Message too long"): a request over the size or count limits; wireguard-go has none.</summary>
+    public const int TooLarge = -90;
 
     /// <summary>-EADDRINUSE: the listen port (or the firewall mark of the socket) could not be set.</summary>
     public const int PortInUse = -98;

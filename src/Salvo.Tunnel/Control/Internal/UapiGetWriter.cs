@@ -12,6 +12,15 @@ internal static class UapiGetWriter
 {
     public static void Write(StringBuilder text, TunnelDevice device)
     {
+        foreach (var (status, presharedKey) in WriteDevice(text, device))
+        {
+            WritePeer(text, status, presharedKey);
+        }
+    }
+
+    /// <summary>Writes the device's lines and returns the peers to write after them, as one snapshot.</summary>
+    public static IReadOnlyList<(PeerStatus Status, WireGuardKey PresharedKey)> WriteDevice(StringBuilder text, TunnelDevice device)
+    {
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(device);
         var (privateKey, peers) = device.Engine.GetControlState();
@@ -30,27 +39,32 @@ internal static class UapiGetWriter
             Line(text, "fwmark", device.FwMark);
         }
 
-        foreach (var (status, presharedKey) in peers)
-        {
-            Key(text, "public_key", status.PublicKey);
-            Key(text, "preshared_key", presharedKey);
-            text.Append("protocol_version=1\n");
-            if (status.Endpoint is { } endpoint)
-            {
-                text.Append("endpoint=").Append(endpoint.ToString()).Append('\n');
-            }
+        return peers;
+    }
 
-            // Nanoseconds since the epoch, split as wireguard-go splits them; 0 and 0 before the first handshake.
-            var nanoseconds = status.LatestHandshake is { } handshake ? (handshake - DateTimeOffset.UnixEpoch).Ticks * 100 : 0;
-            Line(text, "last_handshake_time_sec", nanoseconds / 1_000_000_000);
-            Line(text, "last_handshake_time_nsec", nanoseconds % 1_000_000_000);
-            Line(text, "tx_bytes", status.SentBytes);
-            Line(text, "rx_bytes", status.ReceivedBytes);
-            Line(text, "persistent_keepalive_interval", (long)(status.PersistentKeepalive?.TotalSeconds ?? 0));
-            foreach (var prefix in status.AllowedIps)
-            {
-                text.Append("allowed_ip=").Append(prefix.ToString()).Append('\n');
-            }
+    /// <summary>Writes one peer's lines.</summary>
+    public static void WritePeer(StringBuilder text, PeerStatus status, WireGuardKey presharedKey)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        ArgumentNullException.ThrowIfNull(status);
+        Key(text, "public_key", status.PublicKey);
+        Key(text, "preshared_key", presharedKey);
+        text.Append("protocol_version=1\n");
+        if (status.Endpoint is { } endpoint)
+        {
+            text.Append("endpoint=").Append(endpoint.ToString()).Append('\n');
+        }
+
+        // Nanoseconds since the epoch, split as wireguard-go splits them; 0 and 0 before the first handshake.
+        var nanoseconds = status.LatestHandshake is { } handshake ? (handshake - DateTimeOffset.UnixEpoch).Ticks * 100 : 0;
+        Line(text, "last_handshake_time_sec", nanoseconds / 1_000_000_000);
+        Line(text, "last_handshake_time_nsec", nanoseconds % 1_000_000_000);
+        Line(text, "tx_bytes", status.SentBytes);
+        Line(text, "rx_bytes", status.ReceivedBytes);
+        Line(text, "persistent_keepalive_interval", (long)(status.PersistentKeepalive?.TotalSeconds ?? 0));
+        foreach (var prefix in status.AllowedIps)
+        {
+            text.Append("allowed_ip=").Append(prefix.ToString()).Append('\n');
         }
     }
 

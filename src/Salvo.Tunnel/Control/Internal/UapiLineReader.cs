@@ -1,57 +1,112 @@
-using System.Text;
+using System.Buffers;
 
 namespace Salvo.Tunnel.Control;
 
-/// <summary>
-/// Reads '\n'-ended ASCII lines from a control connection with a bound on each line, so a client that never sends a
-/// newline holds 64 KiB at most. The protocol's longest line is a 64-digit hex key with its name (under 100 bytes).
-/// </summary>
-internal sealed class UapiLineReader(Stream stream)
+/// <summary>What <see cref="UapiLineReader.ReadLineAsync"/> found.</summary>
+internal enum UapiLineStatus
 {
-    /// <summary>The longest line taken; a longer one ends the connection.</summary>
-    public const int MaxLineBytes = 4096;
+    /// <summary>A whole line, in <see cref="UapiLineReader.Line"/>.</summary>
+    Line,
 
-    private readonly byte[] _buffer = new byte[64 * 1024];
+    /// <summary>The stream ended (a partial last line is dropped with it).</summary>
+    End,
+
+    /// <summary>A line longer than the limit: it is not read further, and the connection cannot go on.</summary>
+    TooLong,
+}
+
+/// <summary>
+/// Reads '\n'-ended lines from a control connection into one pooled buffer, so a connection holds that buffer and
+/// nothing more however much it sends; a line over the limit is refused before it is parsed.
+/// </summary>
+internal sealed class UapiLineReader : IDisposable
+{
+    // Room for one whole line and a few more behind it, so one read usually brings several of wg's short lines.
+    private const int BufferBytes = 4096;
+
+    private readonly Stream _stream;
+    private readonly int _maxLineBytes;
+    private byte[]? _buffer;
     private int _start;
     private int _end;
+    private int _lineStart;
+    private int _lineLength;
 
-    /// <summary>Bytes of lines read so far, newlines included.</summary>
+    public UapiLineReader(Stream stream, int maxLineBytes)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(maxLineBytes, BufferBytes / 2);
+        _stream = stream;
+        _maxLineBytes = maxLineBytes;
+        _buffer = ArrayPool<byte>.Shared.Rent(BufferBytes);
+    }
+
+    /// <summary>Bytes of whole lines read so far, newlines included.</summary>
     public long BytesRead { get; private set; }
 
-    /// <summary>The next line without its '\n'; null at the end of the stream.</summary>
-    /// <exception cref="InvalidDataException">A line is longer than <see cref="MaxLineBytes"/>.</exception>
-    public async ValueTask<string?> ReadLineAsync(CancellationToken cancellationToken)
+    /// <summary>The last line read, without its '\n'; valid until the next read.</summary>
+    public ReadOnlySpan<byte> Line => Buffer.AsSpan(_lineStart, _lineLength);
+
+    private byte[] Buffer => _buffer ?? throw new ObjectDisposedException(nameof(UapiLineReader));
+
+    /// <summary>The next line if the buffer holds it whole (or holds too much for one), without reading.</summary>
+    /// <returns>False when the stream must be read first.</returns>
+    public bool TryReadBuffered(out UapiLineStatus status)
+    {
+        var newline = Buffer.AsSpan(_start, _end - _start).IndexOf((byte)'\n');
+        if (newline > _maxLineBytes || (newline < 0 && _end - _start > _maxLineBytes))
+        {
+            status = UapiLineStatus.TooLong;
+            return true;
+        }
+
+        if (newline >= 0)
+        {
+            _lineStart = _start;
+            _lineLength = newline;
+            _start += newline + 1;
+            BytesRead += newline + 1;
+            status = UapiLineStatus.Line;
+            return true;
+        }
+
+        status = default;
+        return false;
+    }
+
+    public async ValueTask<UapiLineStatus> ReadLineAsync(CancellationToken cancellationToken)
     {
         while (true)
         {
-            var newline = Array.IndexOf(_buffer, (byte)'\n', _start, _end - _start);
-            if (newline >= 0)
+            if (TryReadBuffered(out var status))
             {
-                var line = Encoding.ASCII.GetString(_buffer, _start, newline - _start);
-                BytesRead += newline + 1 - _start;
-                _start = newline + 1;
-                return line;
+                return status;
             }
 
-            if (_end - _start > MaxLineBytes)
-            {
-                throw new InvalidDataException($"a line is longer than {MaxLineBytes} bytes");
-            }
+            var buffer = Buffer;
 
             if (_start > 0)
             {
-                Buffer.BlockCopy(_buffer, _start, _buffer, 0, _end - _start);
+                buffer.AsSpan(_start, _end - _start).CopyTo(buffer);
                 _end -= _start;
                 _start = 0;
             }
 
-            var read = await stream.ReadAsync(_buffer.AsMemory(_end), cancellationToken).ConfigureAwait(false);
+            var read = await _stream.ReadAsync(buffer.AsMemory(_end, BufferBytes - _end), cancellationToken).ConfigureAwait(false);
             if (read == 0)
             {
-                return null;
+                return UapiLineStatus.End;
             }
 
             _end += read;
+        }
+    }
+
+    public void Dispose()
+    {
+        if (_buffer is { } buffer)
+        {
+            _buffer = null;
+            ArrayPool<byte>.Shared.Return(buffer);
         }
     }
 }

@@ -1,109 +1,164 @@
-using System.Globalization;
-using System.Net;
-using Salvo.Tunnel.Routing;
-
 namespace Salvo.Tunnel.Control;
 
 /// <summary>
-/// Reads the body of a <c>set=1</c> request (wireguard.com/xplatform, "Configuration Protocol"): device keys, then
-/// per peer a <c>public_key</c> line and that peer's keys. The whole request is read before anything is applied, so
-/// a bad line anywhere changes nothing; its errno is the one wireguard-go's device/uapi.go answers with.
+/// Reads the body of a <c>set=1</c> request (wireguard.com/xplatform, "Configuration Protocol") one line at a time, as
+/// it arrives: device keys, then per peer a <c>public_key</c> line and that peer's keys. Nothing is applied here; the
+/// caller applies <see cref="Change"/> only once the request's blank line has come and <see cref="Errno"/> is 0, so a
+/// bad or missing line anywhere changes nothing. The errno is the one wireguard-go's device/uapi.go answers with.
 /// </summary>
-internal static class UapiSetParser
+/// <remarks>
+/// Lines are held as parsed values, never as text, and after the first refusal the change is dropped and the rest of
+/// the request only counted, so a request holds at most its limits' worth of peers and AllowedIPs. An error names the
+/// line by number and the key by name (a known key only); it never holds a value, which could be a key.
+/// </remarks>
+internal sealed class UapiSetParser(UapiLimits limits)
 {
+    private static readonly string[] KnownKeys =
+    [
+        "private_key", "listen_port", "fwmark", "replace_peers", "public_key", "update_only", "remove", "preshared_key",
+        "endpoint", "persistent_keepalive_interval", "replace_allowed_ips", "allowed_ip", "protocol_version",
+    ];
+
+    private PeerChange? _peer;
+    private int _lines;
+    private int _allowedIps;
+
+    /// <summary>The change read so far; empty after a refusal.</summary>
+    public TunnelChange Change { get; private set; } = new();
+
+    /// <summary>0, or the errno of the first refused line.</summary>
+    public int Errno { get; private set; }
+
+    /// <summary>Why the first refused line was refused, for the log.</summary>
+    public UapiRefusal Refusal { get; private set; }
+
+    /// <summary>What was wrong with the first refused line, without its value; null while nothing is refused.</summary>
+    public string? Error { get; private set; }
+
     /// <summary>Parses <paramref name="lines"/> (without the blank line that ends the request).</summary>
     /// <returns>0, or the errno to answer with; <paramref name="error"/> then says which line and why.</returns>
     public static int TryParse(IEnumerable<string> lines, out TunnelChange change, out string? error)
     {
-        change = new TunnelChange();
-        error = null;
-        PeerChange? peer = null;
+        ArgumentNullException.ThrowIfNull(lines);
+        var parser = new UapiSetParser(UapiLimits.Default);
         foreach (var line in lines)
         {
-            var equals = line.IndexOf('=', StringComparison.Ordinal);
-            if (equals <= 0)
-            {
-                error = $"'{Shorten(line)}' is not key=value";
-                return UapiErrno.Protocol;
-            }
-
-            var key = line[..equals];
-            var value = line[(equals + 1)..];
-            if (key == "public_key")
-            {
-                if (!TryParseHexKey(value, out var publicKey) || publicKey is null)
-                {
-                    error = "public_key must be 64 hex digits";
-                    return UapiErrno.Invalid;
-                }
-
-                peer = new PeerChange(publicKey);
-                change.Peers.Add(peer);
-                continue;
-            }
-
-            error = peer is null ? SetDevice(change, key, value) : SetPeer(peer, key, value);
-            if (error is not null)
-            {
-                return UapiErrno.Invalid;
-            }
+            parser.Add(line);
         }
 
-        return UapiErrno.None;
+        change = parser.Change;
+        error = parser.Error;
+        return parser.Errno;
     }
 
-    private static string? SetDevice(TunnelChange change, string key, string value)
+    /// <summary>Reads one line of the body (not the blank line that ends it).</summary>
+    public void Add(ReadOnlySpan<char> line)
+    {
+        _lines++;
+        if (Errno != UapiErrno.None)
+        {
+            return;
+        }
+
+        if (line.Length > limits.MaxLineBytes)
+        {
+            Refuse(UapiErrno.IO, UapiRefusal.LineTooLong, $"longer than {limits.MaxLineBytes} bytes");
+            return;
+        }
+
+        var equals = line.IndexOf('=');
+        if (equals <= 0)
+        {
+            Refuse(UapiErrno.Protocol, UapiRefusal.Malformed, "<malformed line>: not key=value");
+            return;
+        }
+
+        var key = line[..equals];
+        var value = line[(equals + 1)..];
+        if (key is "public_key")
+        {
+            AddPeer(value);
+            return;
+        }
+
+        var error = _peer is null ? SetDevice(key, value) : SetPeer(_peer, key, value);
+        if (error is not null)
+        {
+            Refuse(UapiErrno.Invalid, UapiRefusal.Invalid, error);
+        }
+    }
+
+    private void AddPeer(ReadOnlySpan<char> value)
+    {
+        if (!UapiValues.TryParseKey(value, out var publicKey) || publicKey is null)
+        {
+            Refuse(UapiErrno.Invalid, UapiRefusal.Invalid, "public_key must be 64 hex digits, not all zero");
+            return;
+        }
+
+        if (Change.Peers.Count == limits.MaxPeersPerRequest)
+        {
+            Refuse(UapiErrno.TooLarge, UapiRefusal.RequestTooLarge, $"more than {limits.MaxPeersPerRequest} peers in one request");
+            return;
+        }
+
+        _peer = new PeerChange(publicKey);
+        Change.Peers.Add(_peer);
+    }
+
+    private string? SetDevice(ReadOnlySpan<char> key, ReadOnlySpan<char> value)
     {
         switch (key)
         {
             case "private_key":
-                if (!TryParseHexKey(value, out var privateKey))
+                if (!UapiValues.TryParseKey(value, out var privateKey))
                 {
                     return "private_key must be 64 hex digits";
                 }
 
-                change.SetsPrivateKey = true;
-                change.PrivateKey = privateKey;
+                Change.SetsPrivateKey = true;
+                Change.PrivateKey = privateKey;
                 return null;
             case "listen_port":
-                if (!ushort.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var port))
+                if (!UapiValues.TryParseNumber(value, ushort.MaxValue, out var port))
                 {
-                    return $"listen_port must be 0 to 65535, not '{Shorten(value)}'";
+                    return "listen_port must be a number from 0 to 65535";
                 }
 
-                change.ListenPort = port;
+                Change.ListenPort = (int)port;
                 return null;
             case "fwmark":
-                if (!uint.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var mark))
+                if (!UapiValues.TryParseNumber(value, uint.MaxValue, out var mark))
                 {
-                    return $"fwmark must be a 32-bit number, not '{Shorten(value)}'";
+                    return "fwmark must be a number from 0 to 4294967295";
                 }
 
-                change.FwMark = mark;
+                Change.FwMark = mark;
                 return null;
             case "replace_peers":
-                return IsTrue(value, key, () => change.ReplacePeers = true);
+                return IsTrue(value, "replace_peers") ?? Apply(() => Change.ReplacePeers = true);
             default:
-                return $"'{Shorten(key)}' is not a device key";
+                return $"unknown device key ({Describe(key)})";
         }
     }
 
-    private static string? SetPeer(PeerChange peer, string key, string value)
+    private string? SetPeer(PeerChange peer, ReadOnlySpan<char> key, ReadOnlySpan<char> value)
     {
         switch (key)
         {
             case "update_only":
-                return IsTrue(value, key, () => peer.UpdateOnly = true);
+                return IsTrue(value, "update_only") ?? Apply(() => peer.UpdateOnly = true);
             case "remove":
-                return IsTrue(value, key, () => peer.Remove = true);
+                return IsTrue(value, "remove") ?? Apply(() => peer.Remove = true);
             case "replace_allowed_ips":
-                return IsTrue(value, key, () =>
+                return IsTrue(value, "replace_allowed_ips") ?? Apply(() =>
                 {
+                    _allowedIps -= peer.AllowedIps.Count;
                     peer.ReplaceAllowedIps = true;
                     peer.AllowedIps.Clear();
                 });
             case "preshared_key":
-                if (!TryParseHexKey(value, out var presharedKey))
+                if (!UapiValues.TryParseKey(value, out var presharedKey))
                 {
                     return "preshared_key must be 64 hex digits";
                 }
@@ -112,69 +167,76 @@ internal static class UapiSetParser
                 peer.PresharedKey = presharedKey;
                 return null;
             case "endpoint":
-                // wg resolves host names itself and sends an address: IP:port, or [IPv6]:port.
-                if (!IPEndPoint.TryParse(value, out var endpoint) || endpoint.Port == 0
-                    || (endpoint.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 && !value.StartsWith('[')))
+                // wg resolves host names itself and sends an address, as wireguard-go requires.
+                if (!UapiValues.TryParseEndpoint(value, out var endpoint))
                 {
-                    return $"endpoint must be IP:port or [IPv6]:port, not '{Shorten(value)}'";
+                    return "endpoint must be a.b.c.d:port or [IPv6]:port, port 1 to 65535";
                 }
 
                 peer.Endpoint = endpoint;
                 return null;
             case "persistent_keepalive_interval":
-                if (!ushort.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var seconds))
+                if (!UapiValues.TryParseNumber(value, ushort.MaxValue, out var seconds))
                 {
-                    return $"persistent_keepalive_interval must be 0 to 65535 seconds, not '{Shorten(value)}'";
+                    return "persistent_keepalive_interval must be a number from 0 to 65535";
                 }
 
                 peer.PersistentKeepalive = TimeSpan.FromSeconds(seconds);
                 return null;
             case "allowed_ip":
-                try
+                if (!UapiValues.TryParsePrefix(value, out var prefix))
                 {
-                    peer.AllowedIps.Add(IPPrefix.Parse(value));
+                    return "allowed_ip must be an address and a prefix length (a.b.c.d/n or IPv6/n)";
+                }
+
+                if (_allowedIps == limits.MaxAllowedIpsPerRequest)
+                {
+                    Refuse(UapiErrno.TooLarge, UapiRefusal.RequestTooLarge, $"more than {limits.MaxAllowedIpsPerRequest} allowed_ip lines in one request");
                     return null;
                 }
-                catch (FormatException)
-                {
-                    return $"allowed_ip must be an address/length, not '{Shorten(value)}'";
-                }
+
+                _allowedIps++;
+                peer.AllowedIps.Add(prefix);
+                return null;
             case "protocol_version":
-                return value == "1" ? null : $"protocol_version {Shorten(value)} is not supported (only 1)";
+                return value is "1" ? null : "protocol_version must be 1";
             default:
-                return $"'{Shorten(key)}' is not a peer key";
+                return $"unknown peer key ({Describe(key)})";
         }
     }
 
-    /// <summary>A key in hex; all zeros is "none" (null), as for an unset private or preshared key.</summary>
-    internal static bool TryParseHexKey(string value, out WireGuardKey? key)
+    private static string? IsTrue(ReadOnlySpan<char> value, string key) =>
+        value is "true" ? null : $"{key} takes only 'true'";
+
+    private static string? Apply(Action apply)
     {
-        key = null;
-        if (value.Length != 2 * WireGuardKey.Size)
-        {
-            return false;
-        }
-
-        Span<byte> bytes = stackalloc byte[WireGuardKey.Size];
-        if (Convert.FromHexString(value, bytes, out _, out var written) != System.Buffers.OperationStatus.Done || written != WireGuardKey.Size)
-        {
-            return false;
-        }
-
-        key = bytes.ContainsAnyExcept((byte)0) ? WireGuardKey.FromBytes(bytes) : null;
-        return true;
-    }
-
-    private static string? IsTrue(string value, string key, Action apply)
-    {
-        if (value != "true")
-        {
-            return $"{key} takes only 'true', not '{Shorten(value)}'";
-        }
-
         apply();
         return null;
     }
 
-    private static string Shorten(string text) => text.Length <= 80 ? text : text[..80] + "...";
+    /// <summary>
+    /// A key of the protocol by name (one in the wrong section, as <c>allowed_ip</c> before any <c>public_key</c>), any
+    /// other by its length only: it could be a value sent on the wrong side of its '='.
+    /// </summary>
+    private static string Describe(ReadOnlySpan<char> key)
+    {
+        foreach (var known in KnownKeys)
+        {
+            if (key.SequenceEqual(known))
+            {
+                return known;
+            }
+        }
+
+        return $"{key.Length} characters";
+    }
+
+    private void Refuse(int errno, UapiRefusal refusal, string error)
+    {
+        Errno = errno;
+        Refusal = refusal;
+        Error = $"line {_lines}: {error}";
+        Change = new TunnelChange();
+        _peer = null;
+    }
 }
