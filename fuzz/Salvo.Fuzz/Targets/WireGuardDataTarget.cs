@@ -47,7 +47,7 @@ public sealed class WireGuardDataTarget : IFuzzTarget
     }
 
     /// <summary>A transport message holding <paramref name="packet"/>, sealed with Alice's current key for Bob.</summary>
-    private static byte[] Seal(WireGuardPair pair, ReadOnlySpan<byte> packet)
+    internal static byte[] Seal(WireGuardPair pair, ReadOnlySpan<byte> packet)
     {
         var keypair = pair.Alice.CurrentKeypairOf(pair.Bob.PublicKey!)!;
         keypair.TryTakeSendCounter(out var counter);
