@@ -2,6 +2,7 @@ using System.Text.Json;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Reporting;
+using Salvo.Perf.Rr;
 using Salvo.Perf.Traffic;
 
 namespace Salvo.Fuzz.Targets;
@@ -9,7 +10,8 @@ namespace Salvo.Fuzz.Targets;
 /// <summary>
 /// What a <c>salvo client</c> sends a <c>salvo server</c>, and back: one control line through
 /// <see cref="ControlChannel.Parse"/> (refusal: <see cref="InvalidDataException"/>), the server's hello check, the
-/// printing of a peer's side report, and the payload header of every test datagram (<see cref="PayloadHeader.TryRead"/>).
+/// printing of a peer's side report, the payload header of every test datagram (<see cref="PayloadHeader.TryRead"/>)
+/// and an rr request (<see cref="RrWire.TryReadRequest"/>: -1, or the answer's length, which must be a datagram's).
 /// </summary>
 public sealed class SalvoControlTarget : IFuzzTarget
 {
@@ -20,6 +22,11 @@ public sealed class SalvoControlTarget : IFuzzTarget
     public void Run(ReadOnlySpan<byte> input)
     {
         _ = PayloadHeader.TryRead(input, out _);
+        if (RrWire.TryReadRequest(input, out _) is var answer and (< -1 or > 65_507))
+        {
+            throw new InvalidOperationException($"An rr request asked for a {answer}-byte answer.");
+        }
+
         ControlMessage message;
         try
         {
@@ -53,5 +60,8 @@ public sealed class SalvoControlTarget : IFuzzTarget
         var payload = new byte[PayloadHeader.Size + 8];
         new PayloadHeader(PayloadKind.Data, 3, 99, 1_000_000).Write(payload);
         yield return ("payload-header", payload);
+        var request = new byte[PayloadHeader.Size + 4];
+        RrWire.WriteRequest(request, slot: 1, sequence: 5, timeNanoseconds: 1_000_000, responseLength: 1400);
+        yield return ("rr-request", request);
     }
 }
