@@ -7,7 +7,7 @@ namespace Salvo.Fuzz.Targets;
 /// A control-socket connection's bytes: read line by line with <see cref="UapiLineReader"/> and answered request by
 /// request as the socket does (<c>get=1</c> and an empty line; <c>set=1</c>, lines, an empty line), each set parsed
 /// by <see cref="UapiSetParser"/> and, when it parses, applied to a real engine. Refusals: a non-zero errno, and
-/// <see cref="InvalidDataException"/> for a line over the reader's bound (the socket closes that connection).
+/// a line over the reader's bound, which ends the connection as the socket does.
 /// </summary>
 public sealed class UapiTarget : IFuzzTarget
 {
@@ -21,46 +21,46 @@ public sealed class UapiTarget : IFuzzTarget
     public void Run(ReadOnlySpan<byte> input)
     {
         using var pair = new WireGuardPair();
-        var reader = new UapiLineReader(new MemoryStream(input.ToArray(), writable: false));
-        try
+        using var reader = new UapiLineReader(new MemoryStream(input.ToArray(), writable: false), UapiLimits.Default.MaxLineBytes);
+        for (var request = 0; request < MaxRequests; request++)
         {
-            for (var request = 0; request < MaxRequests; request++)
+            switch (ReadLine(reader))
             {
-                switch (ReadLine(reader))
-                {
-                    case "get=1":
-                        if (ReadLine(reader) is not { Length: 0 })
-                        {
-                            return;
-                        }
-
-                        _ = pair.Bob.GetControlState();
-                        break;
-                    case "set=1":
-                        var lines = new List<string>();
-                        while (ReadLine(reader) is { Length: > 0 } line)
-                        {
-                            lines.Add(line);
-                        }
-
-                        if (UapiSetParser.TryParse(lines, out var change, out var error) == UapiErrno.None)
-                        {
-                            pair.Bob.Configure(change, pair.BobOut);
-                        }
-                        else if (string.IsNullOrEmpty(error))
-                        {
-                            throw new InvalidOperationException("A refused set request has no reason.");
-                        }
-
-                        break;
-                    default:
+                case "get=1":
+                    if (ReadLine(reader) is not { Length: 0 })
+                    {
                         return;
-                }
+                    }
+
+                    _ = pair.Bob.GetControlState();
+                    break;
+                case "set=1":
+                    var lines = new List<string>();
+                    string? line;
+                    while ((line = ReadLine(reader)) is { Length: > 0 })
+                    {
+                        lines.Add(line);
+                    }
+
+                    if (line is null)
+                    {
+                        // Cut off before its blank line: the socket applies nothing of it.
+                        return;
+                    }
+
+                    if (UapiSetParser.TryParse(lines, out var change, out var error) == UapiErrno.None)
+                    {
+                        pair.Bob.Configure(change, pair.BobOut);
+                    }
+                    else if (string.IsNullOrEmpty(error))
+                    {
+                        throw new InvalidOperationException("A refused set request has no reason.");
+                    }
+
+                    break;
+                default:
+                    return;
             }
-        }
-        catch (InvalidDataException)
-        {
-            // A line past UapiLineReader.MaxLineBytes: the socket ends that connection.
         }
     }
 
@@ -80,6 +80,9 @@ public sealed class UapiTarget : IFuzzTarget
     {
         var pending = reader.ReadLineAsync(CancellationToken.None);
         // A MemoryStream completes every read at once: the task is done when it returns.
-        return pending.IsCompleted ? pending.Result : throw new InvalidOperationException("UapiLineReader did not finish a read of memory at once.");
+        var status = pending.IsCompleted ? pending.Result : throw new InvalidOperationException("UapiLineReader did not finish a read of memory at once.");
+
+        // A line past the limit ends the connection, as the socket does; so does the end of the stream.
+        return status == UapiLineStatus.Line ? Encoding.Latin1.GetString(reader.Line) : null;
     }
 }
