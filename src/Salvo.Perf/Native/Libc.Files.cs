@@ -55,6 +55,7 @@ internal static partial class Libc
     [LibraryImport(Library, EntryPoint = "fchmod", SetLastError = true)]
     public static partial int ChangeMode(int fd, uint mode);
 
+    // Safety: a declaration; the caller passes a pinned buffer of at least length bytes that outlives the call.
     [LibraryImport(Library, EntryPoint = "write", SetLastError = true)]
     public static unsafe partial nint Write(int fd, byte* buffer, nuint length);
 

@@ -47,6 +47,7 @@ internal static partial class Netlink
     public const int InterfaceNameSize = 16;
 
     /// <summary>Writes the name of interface <paramref name="index"/> into <paramref name="name"/> (IF_NAMESIZE bytes); null when there is none.</summary>
+    // Safety: a declaration; the caller passes IF_NAMESIZE writable bytes that outlive the call.
     [LibraryImport(Library, EntryPoint = "if_indextoname", SetLastError = true)]
     public static unsafe partial byte* InterfaceName(uint index, byte* name);
 

@@ -159,7 +159,19 @@ internal static class TunnelCommand
             using var statusDirectory = StatusDirectory.Open(StatusFolder);
             IReadOnlyList<PeerStatus> peers;
             Exception? failure;
-            using (var tunnel = TunnelDevice.Start(configuration, KernelTunDevice.Open(interfaceName), logger: new ConsoleLineLogger(console.Error)))
+            // The device starts at the MTU it will run at (a new TUN is 1,500), so it does not log a change to 1,500 and back.
+            var tun = KernelTunDevice.Open(interfaceName);
+            try
+            {
+                tun.SetMtu(configuration.Mtu);
+            }
+            catch
+            {
+                tun.Dispose();
+                throw;
+            }
+
+            using (var tunnel = TunnelDevice.Start(configuration, tun, logger: new ConsoleLineLogger(console.Error)))
             {
                 interfaceName = tunnel.InterfaceName;
                 var built = started.Elapsed;

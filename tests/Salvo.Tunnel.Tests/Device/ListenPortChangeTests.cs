@@ -26,12 +26,7 @@ public sealed class ListenPortChangeTests
         // The old socket is closed half a second after the change: past that, a send through it would throw (the
         // handshake's sends once did, and the exception ended the device's outbound thread and the process).
         Thread.Sleep(TimeSpan.FromSeconds(1));
-        var toB = TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2", 50);
-        devices.TunA.Inject(toB);
-        Assert.Equal(toB, devices.TunB.TakeDelivered(s_patience));
-        var toA = TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.1", 60);
-        devices.TunB.Inject(toA);
-        Assert.Equal(toA, devices.TunA.TakeDelivered(s_patience));
+        devices.AssertCarriesBothWays(s_patience);
     }
 
     [Fact]
@@ -54,11 +49,6 @@ public sealed class ListenPortChangeTests
         }
 
         // The data path still works on the port it ended on (the taken-back socket is the one the loops read).
-        var toB = TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2", 50);
-        devices.TunA.Inject(toB);
-        Assert.Equal(toB, devices.TunB.TakeDelivered(s_patience));
-        var toA = TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.1", 60);
-        devices.TunB.Inject(toA);
-        Assert.Equal(toA, devices.TunA.TakeDelivered(s_patience));
+        devices.AssertCarriesBothWays(s_patience);
     }
 }

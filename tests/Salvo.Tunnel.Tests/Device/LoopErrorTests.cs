@@ -21,9 +21,9 @@ public sealed class LoopErrorTests
         var logger = new RecordingLogger();
         using var devices = new DevicePair(
             IPAddress.Loopback,
-            startA: (configuration, tun) => TunnelDevice.Start(configuration, new ThrowingReads(tun, failures: 1), logger: logger));
+            startA: (configuration, tun) => TunnelDevice.Start(configuration, new FailingReads(tun, failures: 1, () => new InvalidOperationException("injected")), logger: logger));
 
-        AssertCarriesBothWays(devices);
+        devices.AssertCarriesBothWays(s_patience);
 
         Assert.Equal(1, devices.A.Engine.Counters[TunnelDropReason.InternalError]);
         Assert.Equal(1, logger.CountContaining("the outbound (device to network) " + LoopErrorLine));
@@ -41,36 +41,11 @@ public sealed class LoopErrorTests
             IPAddress.Loopback,
             startB: (configuration, tun) => TunnelDevice.Start(configuration, tun, time: null, logger, socketErrors: null, Receive));
 
-        AssertCarriesBothWays(devices);
+        devices.AssertCarriesBothWays(s_patience);
 
         Assert.Equal(1, devices.B.Engine.Counters[TunnelDropReason.InternalError]);
         Assert.Equal(1, logger.CountContaining("the inbound (network to device) " + LoopErrorLine));
         Assert.Equal(0, devices.B.ReceiveErrors);
         Assert.Null(devices.B.LoopFailure);
-    }
-
-    private static void AssertCarriesBothWays(DevicePair devices)
-    {
-        var toB = TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2", 50);
-        devices.TunA.Inject(toB);
-        Assert.Equal(toB, devices.TunB.TakeDelivered(s_patience));
-        var toA = TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.1", 60);
-        devices.TunB.Inject(toA);
-        Assert.Equal(toA, devices.TunA.TakeDelivered(s_patience));
-    }
-
-    /// <summary>A device whose first reads throw what no read should (a bug in a device), then reads as <paramref name="inner"/>.</summary>
-    private sealed class ThrowingReads(MemoryTun inner, int failures) : ITunDevice
-    {
-        private int _reads;
-
-        public string Name => inner.Name;
-
-        public int ReadBatch(PacketBatch batch, TimeSpan timeout) =>
-            Interlocked.Increment(ref _reads) <= failures ? throw new InvalidOperationException("injected") : inner.ReadBatch(batch, timeout);
-
-        public bool Write(ReadOnlySpan<byte> packet) => inner.Write(packet);
-
-        public void Dispose() => inner.Dispose();
     }
 }

@@ -27,7 +27,7 @@ public sealed class ReceiveErrorTests
             startB: (configuration, tun) => TunnelDevice.Start(
                 configuration, tun, time: null, logger, new ReceiveErrorPolicy(TimeSpan.FromHours(1), TimeSpan.FromMilliseconds(10), clock), Receive));
 
-        AssertCarriesBothWays(devices);
+        devices.AssertCarriesBothWays(s_patience);
 
         Assert.Equal(Failures, devices.B.ReceiveErrors);
         Assert.Equal(1, logger.CountContaining("receiving from the UDP socket failed; the loop goes on (0 more"));
@@ -41,38 +41,13 @@ public sealed class ReceiveErrorTests
         var logger = new RecordingLogger();
         using var devices = new DevicePair(
             IPAddress.Loopback,
-            startA: (configuration, tun) => TunnelDevice.Start(configuration, new FailingReads(tun, failures: 1), clock, logger));
+            startA: (configuration, tun) => TunnelDevice.Start(configuration, new FailingReads(tun, failures: 1, () => new IOException("read from a failed: Input/output error")), clock, logger));
 
-        AssertCarriesBothWays(devices);
+        devices.AssertCarriesBothWays(s_patience);
 
         // One failure: the rate limit of the default policy (one line a second) is the inbound test's and the policy's own.
         Assert.Equal(1, devices.A.ReceiveErrors);
         Assert.Equal(1, logger.CountContaining("receiving from the TUN device failed; the loop goes on (0 more"));
         Assert.Equal([ReceiveErrorPolicy.DefaultBackOffDelay], clock.Timers);
-    }
-
-    private static void AssertCarriesBothWays(DevicePair devices)
-    {
-        var toB = TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2", 50);
-        devices.TunA.Inject(toB);
-        Assert.Equal(toB, devices.TunB.TakeDelivered(s_patience));
-        var toA = TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.1", 60);
-        devices.TunB.Inject(toA);
-        Assert.Equal(toA, devices.TunA.TakeDelivered(s_patience));
-    }
-
-    /// <summary>A device whose first reads fail as the kernel's would (an <see cref="IOException"/>), then reads as <paramref name="inner"/>.</summary>
-    private sealed class FailingReads(MemoryTun inner, int failures) : ITunDevice
-    {
-        private int _reads;
-
-        public string Name => inner.Name;
-
-        public int ReadBatch(PacketBatch batch, TimeSpan timeout) =>
-            Interlocked.Increment(ref _reads) <= failures ? throw new IOException("read from a failed: Input/output error") : inner.ReadBatch(batch, timeout);
-
-        public bool Write(ReadOnlySpan<byte> packet) => inner.Write(packet);
-
-        public void Dispose() => inner.Dispose();
     }
 }

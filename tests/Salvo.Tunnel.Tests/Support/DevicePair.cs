@@ -55,6 +55,17 @@ internal sealed class DevicePair : IDisposable
 
     public TunnelDevice B { get; }
 
+    /// <summary>A packet each way crosses, each within <paramref name="patience"/> (the first one waits for the handshake).</summary>
+    public void AssertCarriesBothWays(TimeSpan patience)
+    {
+        var toB = TunnelPair.IPv4Packet("198.19.0.1", "198.19.0.2", 50);
+        TunA.Inject(toB);
+        Assert.Equal(toB, TunB.TakeDelivered(patience));
+        var toA = TunnelPair.IPv4Packet("198.19.0.2", "198.19.0.1", 60);
+        TunB.Inject(toA);
+        Assert.Equal(toA, TunA.TakeDelivered(patience));
+    }
+
     public void Dispose()
     {
         A.Dispose();
