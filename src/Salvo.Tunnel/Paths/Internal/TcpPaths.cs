@@ -29,6 +29,9 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     private readonly TunnelEngine _engine;
     private readonly Func<IBatchedOutput> _createOutput;
     private readonly int _peers;
+
+    // The port of the listener last replaced and its stop in progress; read and written under the device's configuration lock.
+    private (int Port, Task? Stopping) _replaced;
     private readonly LengthPrefixFramer _framer;
     private readonly StreamClient _client;
     private readonly ConcurrentDictionary<DatagramAddress, StreamConnection> _connections = new();
@@ -114,6 +117,8 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
             return null;
         }
 
+        WaitForReplacedListener(port);
+
         // The strangers' budget (UnauthenticatedConnections) bounds the live connections; this is a last resort, and it
         // also counts connections still closing, which trail a flood: with 1,000 strangers reopened every second the
         // listener held up to 1,001 while admitting 256, and at 2 x 256 + 20 it refused a peer's connection. Sixteen
@@ -157,7 +162,35 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     {
         _mark = mark;
         var old = Interlocked.Exchange(ref _listener, listener);
-        _ = old?.Server.StopAsync();
+        if (old is not null)
+        {
+            var port = ((IPEndPoint)old.Socket.LocalEndPoint!).Port;
+            _replaced = (port, old.Server.StopAsync());
+        }
+    }
+
+    /// <summary>
+    /// Waits (at most 2 s) for the listener last replaced to close when <paramref name="port"/> is its port: its socket
+    /// is closed as the stop begins, but the descriptor is released only once the pending accept has been aborted, and
+    /// a change back to the previous port within that moment was refused with EADDRINUSE (seen in 1 of 2 loaded runs
+    /// of the 100-flip test; wireguard-go closes the old socket before it binds the new one).
+    /// </summary>
+    private void WaitForReplacedListener(int port)
+    {
+        var (replacedPort, stopping) = _replaced;
+        if (replacedPort != port || stopping is null)
+        {
+            return;
+        }
+
+        try
+        {
+            stopping.Wait(TimeSpan.FromSeconds(2));
+        }
+        catch (AggregateException)
+        {
+            // A stop that failed has closed what it could; the bind says whether the port is free.
+        }
     }
 
     /// <summary>
