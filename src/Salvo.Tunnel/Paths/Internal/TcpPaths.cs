@@ -239,7 +239,8 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
     public void Authenticated(DatagramAddress path)
     {
-        // Called for every authenticated message on a connection: after the first, only the flag is read.
+        // Called for every authenticated message that arrives over TCP: one dictionary lookup and a flag read each time;
+        // the strangers' budget is touched only once, on the first.
         if (_connections.TryGetValue(path, out var connection) && connection.Tag is ConnectionState { IsStranger: true } state)
         {
             state.IsStranger = false;
