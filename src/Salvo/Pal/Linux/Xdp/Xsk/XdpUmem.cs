@@ -57,9 +57,6 @@ internal sealed unsafe class XdpUmem : IDisposable
     /// <summary>Frames lent to the kernel for receiving: the first half.</summary>
     public int ReceiveFrames => FrameCount / 2;
 
-    /// <summary>Send frames free now.</summary>
-    public int FreeSendFrames => _freeCount;
-
     /// <summary>Maps the region; null with the errno when the kernel refuses (out of memory or address space).</summary>
     public static XdpUmem? TryCreate(int frameSize, int frameCount, out Errno errno)
     {
