@@ -28,11 +28,11 @@ public sealed class BackendOptionTests
     }
 
     [LinuxOnlyTheory]
-    [InlineData("--workers: --backend afxdp takes 1 worker (was 2)", "-w", "2", "-B", "198.18.0.1")]
-    [InlineData("--workers: --backend afxdp takes 1 worker (was 4)", "--echo", "-w", "4", "-B", "198.18.0.1")]
-    [InlineData("-B/--bind: --backend afxdp needs the address of one network interface (was 127.0.0.1)")]
-    [InlineData("-B/--bind: --backend afxdp needs the address of one network interface (was 0.0.0.0)", "-B", "0.0.0.0")]
-    [InlineData("-B/--bind: --backend afxdp needs the address of one network interface (was ::)", "-B", "::")]
+    [InlineData("--workers: Workers must be 1 with Backend AfXdp (was 2): one AF_XDP socket serves every receive queue of the interface", "-w", "2", "-B", "198.18.0.1")]
+    [InlineData("--workers: Workers must be 1 with Backend AfXdp (was 4): one AF_XDP socket serves every receive queue of the interface", "--echo", "-w", "4", "-B", "198.18.0.1")]
+    [InlineData("-B/--bind: EndPoint with Backend AfXdp must be the address of one network interface (was 127.0.0.1)")]
+    [InlineData("-B/--bind: EndPoint with Backend AfXdp must be the address of one network interface (was 0.0.0.0)", "-B", "0.0.0.0")]
+    [InlineData("-B/--bind: EndPoint with Backend AfXdp must be the address of one network interface (was ::)", "-B", "::")]
     public async Task Server_AfXdpWithWhatItCannotTake_FailsAtStart_NamingTheOption(string expected, params string[] more)
     {
         var (exit, _, error) = await Cli.RunAsync(["server", "--backend", "afxdp", "-1", .. more]);

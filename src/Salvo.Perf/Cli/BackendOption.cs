@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Net;
+using Salvo.Server;
 
 namespace Salvo.Perf.Cli;
 
@@ -53,30 +54,39 @@ internal static class BackendOption
     };
 
     /// <summary>
-    /// Refuses at start what AF_XDP cannot take, naming the option: more than one worker (one AF_XDP socket serves every
-    /// receive queue of the interface, so a second worker's socket cannot bind them), an address that is no one interface's
-    /// (the wildcard or loopback), and a host where the backend does not run (with the library's reason).
+    /// Refuses at start what AF_XDP cannot take, in the library's own words (<see cref="DatagramServerOptions.Validate"/>:
+    /// more than one worker, an address that is no one interface's, a host where the backend does not run), naming the
+    /// command's option where the library names its own.
     /// </summary>
     public static void RefuseAfXdpMisfit(DatagramBackend backend, int workers, IPAddress address)
     {
-        if (OperatingSystem.IsLinux() && backend == DatagramBackend.AfXdp)
+        if (!OperatingSystem.IsLinux() || backend != DatagramBackend.AfXdp)
         {
-            if (workers > 1)
-            {
-                throw new CliException(
-                    $"--workers: {Name} {AfXdpChoice} takes 1 worker (was {workers}): one AF_XDP socket serves every receive queue of the interface, so a second worker's socket cannot bind them.");
-            }
-
-            if (address.Equals(IPAddress.Any) || address.Equals(IPAddress.IPv6Any) || IPAddress.IsLoopback(address))
-            {
-                throw new CliException(
-                    $"-B/--bind: {Name} {AfXdpChoice} needs the address of one network interface (was {address}): the XDP program and the AF_XDP socket live on that interface.");
-            }
-
-            if (!DatagramSocket.IsBackendAvailable(DatagramBackend.AfXdp, out var reason))
-            {
-                throw new CliException($"{Name}: {AfXdpChoice} does not run here: {reason}");
-            }
+            return;
         }
+
+        var options = new DatagramServerOptions { EndPoint = new IPEndPoint(address, 0), Workers = workers, Backend = backend };
+        try
+        {
+            options.Validate();
+        }
+        catch (ArgumentException e)
+        {
+            throw new CliException($"{OptionOf(e.ParamName)}: {MessageOf(e)}");
+        }
+    }
+
+    private static string OptionOf(string? libraryOption) => libraryOption switch
+    {
+        nameof(DatagramServerOptions.Workers) => "--workers",
+        nameof(DatagramServerOptions.EndPoint) => "-B/--bind",
+        _ => Name,
+    };
+
+    /// <summary>The library's message without the " (Parameter 'Workers')" that <see cref="ArgumentException.Message"/> appends.</summary>
+    private static string MessageOf(ArgumentException e)
+    {
+        var suffix = $" (Parameter '{e.ParamName}')";
+        return e.ParamName is not null && e.Message.EndsWith(suffix, StringComparison.Ordinal) ? e.Message[..^suffix.Length] : e.Message;
     }
 }

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Net;
 using System.Net.Sockets;
 using Salvo.Internal;
 
@@ -27,6 +28,12 @@ internal abstract class Platform
 
     /// <summary>Null when a socket asking for <paramref name="backend"/> gets it here; otherwise why it falls back to another.</summary>
     public virtual string? BackendFallback(DatagramBackend backend) => null;
+
+    /// <summary>Null when several sockets of <paramref name="backend"/> can share one address and port; otherwise why one must serve it alone.</summary>
+    public virtual string? RefuseSharedPort(DatagramBackend backend) => null;
+
+    /// <summary>Null when a socket of <paramref name="backend"/> can bind <paramref name="address"/>; otherwise what the address must be, and why.</summary>
+    public virtual string? RefuseLocalAddress(DatagramBackend backend, IPAddress address) => null;
 
     /// <summary>The backend that moves a new socket's datagrams, as <paramref name="options"/> asks.</summary>
     public abstract DatagramPal OpenDatagram(Socket socket, DatagramSocketOptions options, SocketCounters counters);

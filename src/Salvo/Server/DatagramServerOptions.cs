@@ -252,6 +252,13 @@ public sealed partial class DatagramServerOptions
             yield return (nameof(IoModel), $"IoModel {IoModel} is unknown.");
         }
 
+        // What the options ask of the backend comes first, so that the first error names an option the caller chose
+        // (Workers, EndPoint) wherever the backend is refused too, and a configuration is told everything at once.
+        foreach (var error in BackendLimitErrors())
+        {
+            yield return error;
+        }
+
         if (!Enum.IsDefined(Backend))
         {
             yield return (nameof(Backend), $"Backend {Backend} is unknown.");
@@ -259,15 +266,6 @@ public sealed partial class DatagramServerOptions
         else if (Pal.Platform.Current.RefuseBackend(Backend) is string refusal)
         {
             yield return (nameof(Backend), refusal);
-        }
-
-        // Checked where the backend is refused too, so that a configuration is told everything it must change at once.
-        if (Backend == DatagramBackend.AfXdp)
-        {
-            foreach (var error in AfXdpErrors())
-            {
-                yield return error;
-            }
         }
 
         if (!Enum.IsDefined(Processing))

@@ -66,7 +66,6 @@ public sealed class XdpAbiTests
         Assert.Equal(321, SYS_bpf_x64);
         Assert.Equal(0, BPF_MAP_CREATE);
         Assert.Equal(2, BPF_MAP_UPDATE_ELEM);
-        Assert.Equal(3, BPF_MAP_DELETE_ELEM);
         Assert.Equal(5, BPF_PROG_LOAD);
         Assert.Equal(10, BPF_PROG_TEST_RUN);
         Assert.Equal(28, BPF_LINK_CREATE);

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Runtime.Versioning;
+using Salvo.Pal;
 using Salvo.Server;
 
 namespace Salvo.Tests.Server;
@@ -60,6 +61,26 @@ public sealed class DatagramServerOptionsTests
         Assert.Contains("AfXdp", error, StringComparison.Ordinal);
         Assert.Contains(option == nameof(DatagramServerOptions.Workers) ? $"was {workers}" : $"was {address}", error, StringComparison.Ordinal);
         Assert.Throws<ArgumentException>(() => new DatagramServer(options, new EchoHandler()));
+    }
+
+    [LinuxFact]
+    [SupportedOSPlatform("linux")]
+    public void Validate_OnAfXdp_SaysThePlatformsRuleAndNamesWhatTheCallerChoseFirst()
+    {
+        var options = new DatagramServerOptions
+        {
+            Backend = DatagramBackend.AfXdp,
+            EndPoint = new IPEndPoint(IPAddress.Any, 0),
+            Workers = 2,
+        };
+
+        // The rule is the platform's, in its words; the options add only which option it is about.
+        var error = Assert.Throws<ArgumentException>(options.Validate);
+        Assert.Equal(nameof(DatagramServerOptions.Workers), error.ParamName);
+        Assert.Contains(Platform.Current.RefuseSharedPort(DatagramBackend.AfXdp)!, error.Message, StringComparison.Ordinal);
+        Assert.Contains(options.GetErrors(), e => e.Contains(Platform.Current.RefuseLocalAddress(DatagramBackend.AfXdp, IPAddress.Any)!, StringComparison.Ordinal));
+        Assert.Null(Platform.Current.RefuseSharedPort(DatagramBackend.LinuxBatched));
+        Assert.Null(Platform.Current.RefuseLocalAddress(DatagramBackend.AfXdp, IPAddress.Parse("198.18.0.1")));
     }
 
     [Fact]

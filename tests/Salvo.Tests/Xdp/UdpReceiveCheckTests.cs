@@ -335,24 +335,26 @@ public sealed class UdpReceiveCheckTests
     internal static void WritePseudoHeaderOnlyChecksum(byte[] frame, int udp, bool ipv6)
     {
         var udpLength = BinaryPrimitives.ReadUInt16BigEndian(frame.AsSpan(udp + 4));
-        var sum = ipv6 ? InternetChecksum.Add(0, frame.AsSpan(22, 32)) : InternetChecksum.Add(0, frame.AsSpan(26, 8));
-        sum = InternetChecksum.AddWord(InternetChecksum.AddWord(sum, 17), udpLength);
-        BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(udp + 6), (ushort)~InternetChecksum.Finish(sum));
+        BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(udp + 6), InternetChecksum.Fold(PseudoHeaderSum(frame, ipv6, udpLength)));
     }
 
     internal static void RewriteIPv4HeaderChecksum(byte[] frame)
     {
         frame[24] = frame[25] = 0;
-        BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(24), InternetChecksum.Finish(InternetChecksum.Add(0, frame.AsSpan(14, 20))));
+        BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(24), InternetChecksum.Finish(InternetChecksum.Add(frame.AsSpan(14, 20))));
     }
 
     internal static void RewriteUdpChecksum(byte[] frame, int udp, bool ipv6, int pseudoLength)
     {
         frame[udp + 6] = frame[udp + 7] = 0;
-        var sum = ipv6 ? InternetChecksum.Add(0, frame.AsSpan(22, 32)) : InternetChecksum.Add(0, frame.AsSpan(26, 8));
-        sum = InternetChecksum.AddWord(InternetChecksum.AddWord(sum, 17), pseudoLength);
-        BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(udp + 6), InternetChecksum.Finish(InternetChecksum.Add(sum, frame.AsSpan(udp, pseudoLength))));
+        var sum = PseudoHeaderSum(frame, ipv6, pseudoLength);
+        BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(udp + 6), InternetChecksum.Finish(InternetChecksum.Add(frame.AsSpan(udp, pseudoLength), sum)));
     }
+
+    /// <summary>The UDP pseudo-header's sum of an Ethernet frame's IPv4 or IPv6 addresses and <paramref name="udpLength"/>.</summary>
+    private static ulong PseudoHeaderSum(byte[] frame, bool ipv6, int udpLength) => ipv6
+        ? InternetChecksum.AddPseudoHeader(frame.AsSpan(22, 16), frame.AsSpan(38, 16), 17, udpLength)
+        : InternetChecksum.AddPseudoHeader(frame.AsSpan(26, 4), frame.AsSpan(30, 4), 17, udpLength);
 
     private static UdpReceivePolicy Policy(bool dropUnicastInL2Multicast = false, bool acceptPseudoHeaderChecksum = false, bool ipv6 = false) => new(
         s_hostMac,

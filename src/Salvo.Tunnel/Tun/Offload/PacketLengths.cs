@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Salvo.Internal;
 
 namespace Salvo.Tunnel.Offload;
 

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Net;
 using System.Net.Sockets;
 using System.Runtime.Versioning;
 using Salvo.Interop.Linux;
@@ -17,6 +18,11 @@ internal sealed class LinuxPlatform : Platform
     public override string? RefuseBackend(DatagramBackend backend) => backend == DatagramBackend.AfXdp ? AfXdpProbe.Refusal : null;
 
     public override string? BackendFallback(DatagramBackend backend) => backend == DatagramBackend.IoUring ? IoUringEngines.Refusal : null;
+
+    public override string? RefuseSharedPort(DatagramBackend backend) => backend == DatagramBackend.AfXdp ? AfXdpLimits.OneSocketPerInterface : null;
+
+    public override string? RefuseLocalAddress(DatagramBackend backend, IPAddress address) =>
+        backend == DatagramBackend.AfXdp ? AfXdpLimits.RefuseAddress(address) : null;
 
     public override DatagramPal OpenDatagram(Socket socket, DatagramSocketOptions options, SocketCounters counters)
     {

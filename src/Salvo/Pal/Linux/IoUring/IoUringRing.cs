@@ -117,8 +117,8 @@ internal sealed unsafe class IoUringRing : IDisposable
             sqLength = cqLength = Math.Max(sqLength, cqLength);
         }
 
-        const int protection = IoUringConstants.PROT_READ | IoUringConstants.PROT_WRITE;
-        const int flags = IoUringConstants.MAP_SHARED | IoUringConstants.MAP_POPULATE;
+        const int protection = Constants.PROT_READ | Constants.PROT_WRITE;
+        const int flags = Constants.MAP_SHARED | Constants.MAP_POPULATE;
         var sqRing = (byte*)Libc.Mmap(null, sqLength, protection, flags, fd, IoUringConstants.IORING_OFF_SQ_RING);
         if (sqRing == (byte*)-1)
         {

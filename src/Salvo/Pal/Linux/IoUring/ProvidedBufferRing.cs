@@ -47,8 +47,8 @@ internal sealed unsafe class ProvidedBufferRing
         var length = (nuint)(((long)count * sizeof(IoUringBuf)) + ((long)count * bufferLength));
         // Anonymous memory is page-aligned, as the kernel requires of the entry ring; pages become resident as buffers
         // are first used, so a group larger than a socket's traffic costs address space, not memory.
-        var memory = (byte*)Libc.Mmap(null, length, IoUringConstants.PROT_READ | IoUringConstants.PROT_WRITE,
-            IoUringConstants.MAP_PRIVATE | IoUringConstants.MAP_ANONYMOUS, -1, 0);
+        var memory = (byte*)Libc.Mmap(null, length, Constants.PROT_READ | Constants.PROT_WRITE,
+            Constants.MAP_PRIVATE | Constants.MAP_ANONYMOUS, -1, 0);
         if (memory == (byte*)-1)
         {
             errno = Libc.LastErrno;

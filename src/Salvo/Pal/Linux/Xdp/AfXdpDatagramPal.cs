@@ -39,10 +39,9 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
         : base(socket, counters, options)
     {
         var bound = (IPEndPoint)socket.LocalEndPoint!;
-        if (bound.Address.Equals(IPAddress.Any) || bound.Address.Equals(IPAddress.IPv6Any) || IPAddress.IsLoopback(bound.Address))
+        if (AfXdpLimits.RefuseAddress(bound.Address) is string refusal)
         {
-            throw new NotSupportedException(
-                $"Backend AfXdp needs LocalEndPoint bound to the address of one network interface (not {bound.Address}): its XDP program and AF_XDP sockets live on that interface.");
+            throw new NotSupportedException($"Backend AfXdp: LocalEndPoint {refusal}.");
         }
 
         _local = DatagramAddress.FromIPEndPoint(bound).Unmap();
@@ -241,7 +240,7 @@ internal sealed partial class AfXdpDatagramPal : DatagramPal
                 return null;
             }
 
-            var hint = bindErrno == Errno.EBUSY ? " (another AF_XDP socket holds this queue: one AF_XDP socket per interface)" : string.Empty;
+            var hint = bindErrno == Errno.EBUSY ? $" (another AF_XDP socket holds this queue: {AfXdpLimits.OneSocketPerInterface})" : string.Empty;
             throw new InvalidOperationException($"the AF_XDP socket for queue {queue} of {link.Name}: {failure}{hint}");
         }
 

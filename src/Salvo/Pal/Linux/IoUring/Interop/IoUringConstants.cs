@@ -56,12 +56,4 @@ internal static class IoUringConstants
 
     // io_uring_sqe.cancel_flags
     public const uint IORING_ASYNC_CANCEL_ALL = 1 << 0;
-
-    // mmap(2)
-    public const int PROT_READ = 0x1;
-    public const int PROT_WRITE = 0x2;
-    public const int MAP_SHARED = 0x01;
-    public const int MAP_PRIVATE = 0x02;
-    public const int MAP_ANONYMOUS = 0x20;
-    public const int MAP_POPULATE = 0x8000;
 }

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Net.Sockets;
+using Salvo.Internal;
 
 namespace Salvo.Pal;
 
@@ -80,7 +81,7 @@ internal static class UdpFrame
             source.WriteAddressBytes(ip.Slice(8, 16));
             destination.WriteAddressBytes(ip.Slice(24, 16));
             udp = ip[IPv6HeaderLength..];
-            pseudo = InternetChecksum.Add(0, ip.Slice(8, 32));
+            pseudo = InternetChecksum.AddPseudoHeader(ip.Slice(8, 16), ip.Slice(24, 16), (byte)ProtocolType.Udp, udpLength);
         }
         else
         {
@@ -94,17 +95,16 @@ internal static class UdpFrame
             ip[10] = ip[11] = 0;
             source.WriteAddressBytes(ip.Slice(12, 4));
             destination.WriteAddressBytes(ip.Slice(16, 4));
-            BinaryPrimitives.WriteUInt16BigEndian(ip[10..], InternetChecksum.Finish(InternetChecksum.Add(0, ip[..IPv4HeaderLength])));
+            BinaryPrimitives.WriteUInt16BigEndian(ip[10..], InternetChecksum.Finish(InternetChecksum.Add(ip[..IPv4HeaderLength])));
             udp = ip[IPv4HeaderLength..];
-            pseudo = InternetChecksum.Add(0, ip.Slice(12, 8));
+            pseudo = InternetChecksum.AddPseudoHeader(ip.Slice(12, 4), ip.Slice(16, 4), (byte)ProtocolType.Udp, udpLength);
         }
 
         BinaryPrimitives.WriteUInt16BigEndian(udp, (ushort)source.Port);
         BinaryPrimitives.WriteUInt16BigEndian(udp[2..], (ushort)destination.Port);
         BinaryPrimitives.WriteUInt16BigEndian(udp[4..], (ushort)udpLength);
         udp[6] = udp[7] = 0;
-        var sum = InternetChecksum.AddWord(InternetChecksum.AddWord(pseudo, (int)ProtocolType.Udp), udpLength);
-        var checksum = InternetChecksum.Finish(InternetChecksum.Add(sum, udp[..udpLength]));
+        var checksum = InternetChecksum.Finish(InternetChecksum.Add(udp[..udpLength], pseudo));
         // A computed zero is sent as 0xFFFF: zero in the field means "no checksum" (RFC 768), which IPv6 forbids.
         BinaryPrimitives.WriteUInt16BigEndian(udp[6..], checksum == 0 ? (ushort)0xFFFF : checksum);
         return headerLength + payloadLength;

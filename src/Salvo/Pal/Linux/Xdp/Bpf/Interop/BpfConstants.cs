@@ -14,7 +14,6 @@ internal static class BpfConstants
     // enum bpf_cmd
     public const int BPF_MAP_CREATE = 0;
     public const int BPF_MAP_UPDATE_ELEM = 2;
-    public const int BPF_MAP_DELETE_ELEM = 3;
     public const int BPF_PROG_LOAD = 5;
     public const int BPF_PROG_TEST_RUN = 10;
     public const int BPF_LINK_CREATE = 28;

@@ -128,16 +128,6 @@ internal sealed class XdpRedirect : IDisposable
         }
     }
 
-    /// <summary>Empties queue <paramref name="queue"/>'s slot: its datagrams go to the kernel again.</summary>
-    public void UnregisterSocket(int queue)
-    {
-        var errno = BpfObjects.DeleteElement(_map, (uint)queue);
-        if (errno is not Errno.None and not Errno.ENOENT)
-        {
-            throw new InvalidOperationException($"Removing the AF_XDP socket for queue {queue} of {InterfaceName} failed: {errno}.");
-        }
-    }
-
     public void Dispose()
     {
         // The link first: the program leaves the interface before its map closes.

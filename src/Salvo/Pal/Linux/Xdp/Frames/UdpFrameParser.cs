@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Net.Sockets;
+using Salvo.Internal;
 using static Salvo.Pal.UdpFrame;
 
 namespace Salvo.Pal;
@@ -138,7 +139,7 @@ internal static class UdpFrameParser
         int udpOffset;
         int ipPayloadLength;
         byte trafficClass;
-        ulong pseudo;
+        ReadOnlySpan<byte> sourceBytes, destinationBytes;
         UdpFrameStatus sourceVerdict;
         DatagramAddress source;
         DatagramAddress destination;
@@ -164,7 +165,7 @@ internal static class UdpFrameParser
                     return UdpFrameStatus.Truncated;
                 }
 
-                if (InternetChecksum.Finish(InternetChecksum.Add(0, ip[..headerLength])) != 0)
+                if (InternetChecksum.Finish(InternetChecksum.Add(ip[..headerLength])) != 0)
                 {
                     return UdpFrameStatus.BadIPChecksum;
                 }
@@ -183,7 +184,8 @@ internal static class UdpFrameParser
                 trafficClass = ip[1];
                 udpOffset = network + headerLength;
                 ipPayloadLength = totalLength - headerLength;
-                pseudo = InternetChecksum.Add(0, ip.Slice(12, 8));
+                sourceBytes = ip.Slice(12, 4);
+                destinationBytes = ip.Slice(16, 4);
                 sourceVerdict = UdpSourceAddress.CheckIPv4(BinaryPrimitives.ReadUInt32BigEndian(ip[12..]));
                 source = DatagramAddress.FromIPv4Bytes(ip.Slice(12, 4), 0);
                 destination = DatagramAddress.FromIPv4Bytes(ip.Slice(16, 4), 0);
@@ -217,7 +219,8 @@ internal static class UdpFrameParser
                 trafficClass = (byte)(BinaryPrimitives.ReadUInt16BigEndian(ip) >> 4);
                 udpOffset = network + IPv6HeaderLength;
                 ipPayloadLength = payloadLength;
-                pseudo = InternetChecksum.Add(0, ip.Slice(8, 32));
+                sourceBytes = ip.Slice(8, 16);
+                destinationBytes = ip.Slice(24, 16);
                 sourceVerdict = UdpSourceAddress.CheckIPv6(ip.Slice(8, 16));
                 source = DatagramAddress.FromIPv6Bytes(ip.Slice(8, 16), 0);
                 destination = DatagramAddress.FromIPv6Bytes(ip.Slice(24, 16), 0);
@@ -249,7 +252,7 @@ internal static class UdpFrameParser
 
         var udp = frame.Slice(udpOffset, udpLength);
         var checksum = BinaryPrimitives.ReadUInt16BigEndian(udp[6..]);
-        if (checksum == 0 ? ipv6 : !UdpChecksumVerifies(pseudo, udp, checksum, acceptPseudoHeaderChecksum))
+        if (checksum == 0 ? ipv6 : !UdpChecksumVerifies(sourceBytes, destinationBytes, udp, checksum, acceptPseudoHeaderChecksum))
         {
             return UdpFrameStatus.BadUdpChecksum;
         }
@@ -276,16 +279,17 @@ internal static class UdpFrameParser
         return UdpFrameStatus.Ok;
     }
 
-    private static bool UdpChecksumVerifies(ulong pseudo, ReadOnlySpan<byte> udp, ushort field, bool acceptPseudoHeaderChecksum)
+    private static bool UdpChecksumVerifies(
+        ReadOnlySpan<byte> source, ReadOnlySpan<byte> destination, ReadOnlySpan<byte> udp, ushort field, bool acceptPseudoHeaderChecksum)
     {
-        var withLength = InternetChecksum.AddWord(InternetChecksum.AddWord(pseudo, (int)ProtocolType.Udp), udp.Length);
-        if (InternetChecksum.Finish(InternetChecksum.Add(withLength, udp)) == 0)
+        var pseudoHeader = InternetChecksum.AddPseudoHeader(source, destination, (byte)ProtocolType.Udp, udp.Length);
+        if (InternetChecksum.Finish(InternetChecksum.Add(udp, pseudoHeader)) == 0)
         {
             return true;
         }
 
         // A CHECKSUM_PARTIAL packet's field holds the folded pseudo-header sum, uncomplemented (net/ipv4/udp.c,
         // udp4_hwcsum: ~csum_tcpudp_magic(..., 0)): the complement of what the full checksum of the pseudo-header alone is.
-        return acceptPseudoHeaderChecksum && field == (ushort)~InternetChecksum.Finish(withLength);
+        return acceptPseudoHeaderChecksum && field == InternetChecksum.Fold(pseudoHeader);
     }
 }

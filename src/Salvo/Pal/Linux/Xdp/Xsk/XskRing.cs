@@ -54,8 +54,8 @@ internal sealed unsafe class XskRing : IDisposable
     public static XskRing? TryMap(int descriptor, in XdpRingOffset offsets, uint entries, int descriptorSize, long pageOffset, out Errno errno)
     {
         var length = (nuint)(offsets.Desc + (ulong)entries * (ulong)descriptorSize);
-        var mapping = Libc.Mmap(null, length, IoUringConstants.PROT_READ | IoUringConstants.PROT_WRITE,
-            IoUringConstants.MAP_SHARED | IoUringConstants.MAP_POPULATE, descriptor, pageOffset);
+        var mapping = Libc.Mmap(null, length, Constants.PROT_READ | Constants.PROT_WRITE,
+            Constants.MAP_SHARED | Constants.MAP_POPULATE, descriptor, pageOffset);
         if (mapping == (void*)-1)
         {
             errno = Libc.LastErrno;

@@ -44,15 +44,6 @@ internal static unsafe class BpfObjects
         return BpfSyscall.Call(BPF_MAP_UPDATE_ELEM, &attribute) == 0 ? Errno.None : Libc.LastErrno;
     }
 
-    /// <summary>Removes <paramref name="key"/> from <paramref name="map"/>; the errno on failure (ENOENT when absent).</summary>
-    public static Errno DeleteElement(SafeHandle map, uint key)
-    {
-        using var lease = new DescriptorLease(map);
-        var attribute = new BpfMapElemAttr { MapFd = (uint)lease.Descriptor, Key = (ulong)&key };
-        // Safety: as UpdateElement.
-        return BpfSyscall.Call(BPF_MAP_DELETE_ELEM, &attribute) == 0 ? Errno.None : Libc.LastErrno;
-    }
-
     /// <summary>
     /// Loads an XDP program. A refusal is retried once with the verifier's log on, so the exception carries the
     /// verifier's own account of the instruction it rejected.

@@ -57,15 +57,12 @@ internal sealed unsafe class XdpUmem : IDisposable
     /// <summary>Frames lent to the kernel for receiving: the first half.</summary>
     public int ReceiveFrames => FrameCount / 2;
 
-    /// <summary>Send frames free now.</summary>
-    public int FreeSendFrames => _freeCount;
-
     /// <summary>Maps the region; null with the errno when the kernel refuses (out of memory or address space).</summary>
     public static XdpUmem? TryCreate(int frameSize, int frameCount, out Errno errno)
     {
         var length = (nuint)frameSize * (nuint)frameCount;
-        var mapping = Libc.Mmap(null, length, IoUringConstants.PROT_READ | IoUringConstants.PROT_WRITE,
-            IoUringConstants.MAP_PRIVATE | IoUringConstants.MAP_ANONYMOUS | IoUringConstants.MAP_POPULATE, -1, 0);
+        var mapping = Libc.Mmap(null, length, Constants.PROT_READ | Constants.PROT_WRITE,
+            Constants.MAP_PRIVATE | Constants.MAP_ANONYMOUS | Constants.MAP_POPULATE, -1, 0);
         if (mapping == (void*)-1)
         {
             errno = Libc.LastErrno;
