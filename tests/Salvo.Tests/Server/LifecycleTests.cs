@@ -69,7 +69,7 @@ public sealed class LifecycleTests
         Assert.Equal(stats.DatagramsReceived, stats.DatagramsHandled + stats.DatagramsDropped);
         if (processing == ServerProcessing.Queued)
         {
-            Assert.True(stats.DroppedAtStop + stats.DroppedQueueFull > 0, $"A stuck handler behind a queue must leave drops: {stats}");
+            Assert.True(stats.DroppedByReason[DatagramDropReason.Stopped] + stats.DroppedByReason[DatagramDropReason.QueueFull] > 0, $"A stuck handler behind a queue must leave drops: {stats}");
         }
     }
 
