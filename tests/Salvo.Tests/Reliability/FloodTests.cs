@@ -16,7 +16,7 @@ public sealed class FloodTests(ITestOutputHelper output)
     private const int PerTick = 100;
     private const int Ticks = 200;
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(QueueOverflowPolicy.DropNewest)]
     [InlineData(QueueOverflowPolicy.DropOldest)]
     [InlineData(QueueOverflowPolicy.Wait)]

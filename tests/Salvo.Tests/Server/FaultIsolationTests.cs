@@ -19,7 +19,7 @@ public sealed class FaultIsolationTests
     public Task ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted(ServerIoModel ioModel, ServerProcessing processing) =>
         ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted_With(DatagramBackend.Auto, ioModel, processing);
 
-    [IoUringTheory]
+    [RequiresTheory(Requirement.IoUring)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]

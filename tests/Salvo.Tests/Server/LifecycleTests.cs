@@ -17,7 +17,7 @@ public sealed class LifecycleTests
     public Task StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp(ServerIoModel ioModel, ServerProcessing processing, QueueOverflowPolicy policy) =>
         StopAsync_UnderLoadWithAStuckHandler_CompletesAndTheAccountingAddsUp_With(DatagramBackend.Auto, ioModel, processing, policy);
 
-    [IoUringTheory]
+    [RequiresTheory(Requirement.IoUring)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued, QueueOverflowPolicy.Wait)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Queued, QueueOverflowPolicy.Wait)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued, QueueOverflowPolicy.DropNewest)]

@@ -69,7 +69,7 @@ public sealed class OverflowPolicyTests
         Assert.Equal(Enumerable.Range(0, Sent), handler.Seen.Select(s => s.Sequence));
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Wait_WithATinySocketBuffer_CountsTheKernelsDropsSoSentEqualsHandledPlusDropped()
     {
         var handler = new RecordingHandler();
