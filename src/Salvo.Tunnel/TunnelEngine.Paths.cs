@@ -373,7 +373,7 @@ public sealed partial class TunnelEngine
     }
 
     private UdpProbeSchedule NewSchedule() =>
-        new(_fallback.UdpReprobeFirstDelay, _fallback.UdpReprobeMaxDelay, _fallback.Jitter, _jitter);
+        new(_fallback.UdpReprobeBackoff, _jitter);
 
     /// <summary>"198.18.0.2:51820", or "198.18.0.2:51820 over TCP" while the fallback carries the peer: for log lines.</summary>
     private static string DescribeEndpoint(Peer peer) =>

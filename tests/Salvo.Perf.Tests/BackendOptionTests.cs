@@ -27,7 +27,7 @@ public sealed class BackendOptionTests
             error, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("--workers: Workers must be 1 with Backend AfXdp (was 2): one AF_XDP socket serves every receive queue of the interface", "-w", "2", "-B", "198.18.0.1")]
     [InlineData("--workers: Workers must be 1 with Backend AfXdp (was 4): one AF_XDP socket serves every receive queue of the interface", "--echo", "-w", "4", "-B", "198.18.0.1")]
     [InlineData("-B/--bind: EndPoint with Backend AfXdp must be the address of one network interface (was 127.0.0.1)")]
@@ -65,7 +65,7 @@ public sealed class BackendOptionTests
         Assert.Contains("--server: 127.0.0.1:9 refused the requests", error, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("portable", "Portable")]
     [InlineData("linux", "LinuxBatched")]
     [InlineData("auto", "LinuxBatched")]
@@ -87,7 +87,7 @@ public sealed class BackendOptionTests
         Assert.True(document.RootElement.GetProperty("result").GetProperty("sent").GetInt64() > 0, output);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Loopback_PortableBackend_RunsTheSalvoRowsOnIt_AndLeavesThePlainSocketRowsUnmarked()
     {
         var (exit, output, error) = await Cli.RunAsync(
@@ -109,7 +109,7 @@ public sealed class BackendOptionTests
         }, backends);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Loopback_UringMethodsAndTheUringBackend_RunOnIoUring()
     {
         var (exit, output, error) = await Cli.RunAsync(
@@ -136,7 +136,7 @@ public sealed class BackendOptionTests
     private static string IoUringOrItsFallback =>
         File.Exists("/proc/sys/kernel/io_uring_disabled") && File.ReadAllText("/proc/sys/kernel/io_uring_disabled").Trim() != "0" ? "LinuxBatched" : "IoUring";
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Loopback_DefaultBackend_IsLinuxBatchedOnLinux()
     {
         var (exit, output, error) = await Cli.RunAsync("loopback", "-m", "salvo", "-l", "64", "-t", "0.1", "--warmup", "0.05", "--repeat", "1", "--json");
@@ -146,7 +146,7 @@ public sealed class BackendOptionTests
         Assert.Equal("LinuxBatched", document.RootElement.GetProperty("results")[0].GetProperty("backend").GetString());
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Sweep_Backend_AppliesToTheLoopbackRowsAndTheRrResponder()
     {
         var directory = Path.Combine(Path.GetTempPath(), "salvo-sweep-backend-" + Guid.NewGuid().ToString("N"));

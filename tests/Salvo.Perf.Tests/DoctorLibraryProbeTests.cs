@@ -21,7 +21,7 @@ public sealed class DoctorLibraryProbeTests
         }
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Doctor_SaysWhetherTheIoUringBackendRuns()
     {
         var (exit, output, error) = await Cli.RunAsync("doctor", "--json");

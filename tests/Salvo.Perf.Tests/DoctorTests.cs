@@ -16,7 +16,7 @@ public sealed class DoctorTests
         Assert.All(report.Findings.Where(f => f.Status == FindingStatus.Warn), f => Assert.False(string.IsNullOrWhiteSpace(f.Recommendation)));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Diagnose_OnLinux_ReadsKernelBuffersAndProbes()
     {
         var checks = DoctorCommand.Diagnose().Findings.Select(f => f.Check).ToList();
@@ -28,7 +28,7 @@ public sealed class DoctorTests
         Assert.Contains(checks, c => c.StartsWith("mtu ", StringComparison.Ordinal));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void Diagnose_OnLinux_SaysWhetherTheAfXdpBackendRuns_AndWhyNot()
     {

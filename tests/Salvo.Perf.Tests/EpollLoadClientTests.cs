@@ -11,7 +11,7 @@ namespace Salvo.Perf.Tests;
 /// </summary>
 public sealed class EpollLoadClientTests
 {
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task LargeEchoes_SplitAcrossReads_DecodeWhole_UnderBothFramings()
     {
         foreach (var framer in new[] { MessageFramer.LengthPrefix, MessageFramer.Delimited })

@@ -43,7 +43,7 @@ public sealed class Ipv6LoopbackTests
         Assert.True(result.GetProperty("messagesEchoed").GetInt64() > 0, output);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Soak_BindIpv6_CarriesEveryLoadOverIpv6()
     {
         var (exit, output, error) = await Cli.RunAsync("soak", "-B", "::1", "-t", "3", "-r", "200", "-c", "2", "--json");

@@ -42,7 +42,7 @@ public sealed class LoopbackBatchShapeTests
         Assert.Equal(buffers, SalvoMethod.GroBatchFor(WithGso, size));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Connect_SendersOnAConnectedSocket_DeliverOnEveryMethod()
     {
         var (exit, output, error) = await Cli.RunAsync(

@@ -6,7 +6,7 @@ namespace Salvo.Perf.Tests;
 [Collection(WholeProcessCollection.Name)]
 public sealed class RrClientBatchingTests
 {
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task SixteenInFlight_SendsSeveralRequestsPerCall_AndAnswersEachOnce()
     {
         var (exit, output, error) = await Cli.RunAsync("rr", "-P", "16", "-t", "0.3", "--warmup", "0.05", "--json");

@@ -9,7 +9,7 @@ namespace Salvo.Perf.Tests;
 [SupportedOSPlatform("linux")]
 public sealed class RrClientIoUringRingTests
 {
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public void ClosedLoopOnIoUring_ReceivesOnTheLoopThreadsOwnRing_AndCompletesRoundTrips()
     {
         // A response that went through a shared engine thread woke two threads instead of one; under CPU contention
@@ -26,17 +26,5 @@ public sealed class RrClientIoUringRingTests
 
         Assert.True(connection.ReceivedOnOwnRing, "the closed loop received through a shared ring");
         Assert.True(connection.Completed > 0, "no round trip completed");
-    }
-}
-
-/// <summary>A fact that needs the io_uring backend: skipped where a socket asking for it gets another (not Linux, or the kernel refused).</summary>
-public sealed class IoUringFactAttribute : FactAttribute
-{
-    public IoUringFactAttribute()
-    {
-        if (Salvo.Perf.Doctor.IoUringProbe.Refusal is { } reason)
-        {
-            Skip = $"io_uring is not available here: {reason}.";
-        }
     }
 }

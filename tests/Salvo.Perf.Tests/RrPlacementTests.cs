@@ -46,7 +46,7 @@ public sealed class RrPlacementTests
         Assert.Contains("--responder-cpu", error.Message, StringComparison.Ordinal);
     }
 
-    [TwoCpuLinuxFact]
+    [RequiresFact(Requirement.Linux | Requirement.TwoCpus)]
     public async Task Rr_ByDefault_ReportsTheClientAndResponderOnDifferentCpus()
     {
         var allowed = CpuAffinity.AllowedCpus();
@@ -61,7 +61,7 @@ public sealed class RrPlacementTests
         Assert.False(document.RootElement.GetProperty("result").TryGetProperty("pinFailure", out _), output);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Rr_NoPin_ReportsNoPlacement()
     {
         var (exit, output, error) = await Cli.RunAsync("rr", "--no-pin", "-t", "0.3", "--warmup", "0.1", "--json");
@@ -71,7 +71,7 @@ public sealed class RrPlacementTests
         Assert.False(document.RootElement.GetProperty("settings").TryGetProperty("clientCpu", out _), output);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Responder_GivenACpu_RunsItsThreadThere()
     {
         var cpu = CpuAffinity.AllowedCpus()[^1];

@@ -51,7 +51,7 @@ public sealed class ServerClientTests
         Assert.Equal(0, receiver.GetProperty("malformed").GetInt64());
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(false)]
     [InlineData(true)]
     [SupportedOSPlatform("linux")]

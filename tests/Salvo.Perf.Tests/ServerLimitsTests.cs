@@ -22,7 +22,7 @@ public sealed class ServerLimitsTests
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(30);
 
     /// <summary>With a backlog of 4, 10,000 clients connecting at once got through at about 20 a second: the kernel dropped the rest of the SYNs.</summary>
-    [LinuxCommandsFact("ss")]
+    [RequiresFact(Requirement.Linux, Tools = ["ss"])]
     public async Task Server_ControlListener_AsksTheKernelForItsLargestAcceptQueue()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
@@ -145,7 +145,7 @@ public sealed class ServerLimitsTests
         }
     }
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task Server_ClientsStuckAfterTheIperf3Cookie_StockIperf3StartsAtOnce()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
@@ -183,7 +183,7 @@ public sealed class ServerLimitsTests
         Assert.True(await server.WaitForLogAsync($"refused iperf3 client {client.LocalEndPoint}: busy: the server is running a test for {running.LocalEndPoint}"), server.Log);
     }
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task Server_StockIperf3WhileATestRuns_SaysTheServerIsBusy()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();

@@ -13,7 +13,7 @@ public sealed class TunnelGenKeyTests : IDisposable
 
     public void Dispose() => Directory.Delete(_folder, recursive: true);
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("022", true)]
     [InlineData("027", true)]
     [InlineData("077", false)]
@@ -29,7 +29,7 @@ public sealed class TunnelGenKeyTests : IDisposable
         Assert.Equal(warns, error.Contains("Consider setting the umask to 077 and trying again.", StringComparison.Ordinal));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task GenKey_IntoAPipe_WarnsNothing()
     {
         var (exit, error) = await RunAsync("umask 022; \"$0\" \"$1\" tunnel genkey | cat > /dev/null", "unused");

@@ -70,7 +70,7 @@ public sealed class TunnelUpShowTests : IDisposable
     }
 
     /// <summary>A bad value, and a wg-quick key 'up' cannot honour, are refused naming the file, line and key, not ignored.</summary>
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("ListenPort = 70000", "up: salvo9.conf: line 3: ListenPort")]
     [InlineData("DNS = 198.18.0.53", "up: salvo9.conf: line 3: DNS: is done by wg-quick itself")]
     [InlineData("PostUp = true", "up: salvo9.conf: line 3: PostUp: is done by wg-quick itself")]
@@ -86,7 +86,7 @@ public sealed class TunnelUpShowTests : IDisposable
     }
 
     /// <summary>A private key pasted on the wrong line is refused naming the line and key, and never printed, in base64 or hex.</summary>
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("MTU")]
     [InlineData("Address")]
     [InlineData("ListenPort")]
@@ -103,7 +103,7 @@ public sealed class TunnelUpShowTests : IDisposable
         Assert.DoesNotContain(Convert.ToHexString(Convert.FromBase64String(secret)), output + error, StringComparison.OrdinalIgnoreCase);
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("-t/--time: 0 seconds is outside the allowed range", "-t", "0")]
     [InlineData("--duration: 0 seconds is outside the allowed range", "--duration", "0")]
     [InlineData("up: --name: 'a-sixteen-chars!' is 16 characters; an interface name is 1 to 15", "--name", "a-sixteen-chars!", "-t", "1")]
@@ -117,7 +117,7 @@ public sealed class TunnelUpShowTests : IDisposable
         Assert.Contains(expected, error, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("")]
     [InlineData("# to be written\n\n")]
     public async Task Up_EmptyConfig_SaysTheFileIsEmpty(string text)
@@ -131,7 +131,7 @@ public sealed class TunnelUpShowTests : IDisposable
         Assert.DoesNotContain("line 0", error, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Up_FileNameTooLongForAnInterface_SaysToRenameOrGiveName()
     {
         var file = WriteConfig("a-very-long-tunnel.conf", ValidConfig());

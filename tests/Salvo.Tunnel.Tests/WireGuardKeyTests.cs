@@ -4,7 +4,7 @@ namespace Salvo.Tunnel.Tests;
 
 public sealed class WireGuardKeyTests
 {
-    [ToolFact("wg")]
+    [RequiresFact(Tools = ["wg"])]
     public void DerivePublicKey_KeyFromWgGenkey_MatchesWgPubkey()
     {
         var wg = ExternalTool.Find("wg")!;
@@ -16,7 +16,7 @@ public sealed class WireGuardKeyTests
         Assert.Equal(expectedPublic, ours);
     }
 
-    [ToolFact("wg")]
+    [RequiresFact(Tools = ["wg"])]
     public void GeneratePrivateKey_AcceptedByWgPubkey_SamePublicKey()
     {
         var wg = ExternalTool.Find("wg")!;

@@ -1,5 +1,6 @@
 using Salvo.Perf.Cli;
 using Salvo.Perf.Reporting;
+using Salvo.Server;
 
 namespace Salvo.Perf.Echo;
 
@@ -20,6 +21,7 @@ internal static class EchoReports
         $"TCP {Format.Count(totals.TcpConnections)} connection(s), {Format.Count(totals.TcpBytesEchoed)} bytes echoed; {Drops(totals)}";
 
     private static string Drops(EchoTotals t) =>
-        $"drops: rate_limited {Format.Count(t.RateLimited)}, queue_full {Format.Count(t.QueueFull)}, truncated {Format.Count(t.Truncated)}, " +
+        $"drops: rate_limited {Format.Count(t.RateLimited)}, " +
+        string.Concat(DatagramDropCounts.Reasons.Select(reason => $"{DatagramDropCounts.NameOf(reason)} {Format.Count(t.ServerDrops[reason])}, ")) +
         $"send_error {Format.Count(t.SendErrors)}, kernel {(t.KernelDrops is { } k ? Format.Count(k) : "n/a")}, tcp_refused {Format.Count(t.TcpRefused)}";
 }

@@ -17,17 +17,13 @@ public sealed class TcpFallbackOptions
     /// <summary>How long that handshake may go unanswered before traffic moves to TCP. Defaults to 1 second.</summary>
     public TimeSpan ProbeTimeout { get; init; } = TimeSpan.FromSeconds(1);
 
-    /// <summary>While on TCP, the wait before the first UDP probe; it doubles after each unanswered one. Defaults to 5 seconds.</summary>
-    public TimeSpan UdpReprobeFirstDelay { get; init; } = TimeSpan.FromSeconds(5);
-
-    /// <summary>The longest wait between UDP probes. Defaults to 60 seconds.</summary>
-    public TimeSpan UdpReprobeMaxDelay { get; init; } = TimeSpan.FromSeconds(60);
-
     /// <summary>
-    /// The share by which each probe delay is spread at random (0.2 = ± 20 %), so that tunnels cut off by one outage
-    /// do not probe in step. Also spreads the retries of a TCP connection that could not be opened. Defaults to 0.2.
+    /// While on TCP, when UDP is probed: the first probe <see cref="RetryBackoff.FirstDelay"/> after the fallback, the
+    /// wait doubling after each unanswered one up to <see cref="RetryBackoff.MaxDelay"/>, each spread at random by
+    /// ± <see cref="RetryBackoff.Jitter"/> so that tunnels cut off by one outage do not probe in step. Also spaces the
+    /// retries of a TCP connection that could not be opened. Defaults to 5 s, 60 s and 0.2.
     /// </summary>
-    public double Jitter { get; init; } = 0.2;
+    public RetryBackoff UdpReprobeBackoff { get; init; } = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), 0.2);
 
     /// <summary>
     /// How long the TCP connection stays open after traffic has moved back to UDP, so that what is queued or in flight
@@ -54,22 +50,18 @@ public sealed class TcpFallbackOptions
     {
         CheckPositive(ProbeAfter, nameof(ProbeAfter));
         CheckPositive(ProbeTimeout, nameof(ProbeTimeout));
-        CheckPositive(UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay));
-        CheckPositive(UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay));
         if (DeadConnectionAfter < MinimumDeadConnectionAfter || DeadConnectionAfter == Timeout.InfiniteTimeSpan)
         {
             throw new ArgumentOutOfRangeException(nameof(DeadConnectionAfter), DeadConnectionAfter,
                 "DeadConnectionAfter must be at least 11 seconds and finite: a live peer may take 10 s (KEEPALIVE_TIMEOUT) to answer one-way data.");
         }
-        if (UdpReprobeMaxDelay < UdpReprobeFirstDelay)
+
+        if (UdpReprobeBackoff is null)
         {
-            throw new ArgumentOutOfRangeException(nameof(UdpReprobeMaxDelay), UdpReprobeMaxDelay, "UdpReprobeMaxDelay must be at least UdpReprobeFirstDelay.");
+            throw new ArgumentException("UdpReprobeBackoff is required.", nameof(UdpReprobeBackoff));
         }
 
-        if (double.IsNaN(Jitter) || Jitter is < 0 or > 1)
-        {
-            throw new ArgumentOutOfRangeException(nameof(Jitter), Jitter, "Jitter must be 0 to 1.");
-        }
+        UdpReprobeBackoff.Validate(nameof(UdpReprobeBackoff));
 
         if (SwitchGracePeriod < TimeSpan.Zero || SwitchGracePeriod == Timeout.InfiniteTimeSpan)
         {

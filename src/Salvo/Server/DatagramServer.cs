@@ -205,7 +205,7 @@ public sealed class DatagramServer : IAsyncDisposable
     /// </summary>
     public DatagramServerStatistics GetStatistics()
     {
-        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TotalKernelDrops());
+        var total = new DatagramServerStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, TotalKernelDrops());
         foreach (var socket in _sockets)
         {
             total = WorkerCounters.Add(total, WorkerCounters.Traffic(socket.Counters.Snapshot()));

@@ -4,7 +4,7 @@ namespace Salvo.Server;
 /// <remarks>
 /// The counters add up: <see cref="DatagramsReceived"/> = <see cref="DatagramsHandled"/> +
 /// <see cref="DatagramsDropped"/> + <see cref="QueueDepth"/>; after a stop <see cref="QueueDepth"/> is 0
-/// because what was left is counted in <see cref="DroppedAtStop"/>.
+/// because what was left is counted under <see cref="DatagramDropReason.Stopped"/>.
 /// </remarks>
 /// <param name="DatagramsReceived">Datagrams taken from the sockets.</param>
 /// <param name="BytesReceived">Their payload bytes (after any truncation).</param>
@@ -13,9 +13,6 @@ namespace Salvo.Server;
 /// <param name="DatagramsSent">Replies the kernel accepted.</param>
 /// <param name="BytesSent">Their payload bytes.</param>
 /// <param name="SendErrors">Replies the kernel refused (each skipped).</param>
-/// <param name="DroppedQueueFull">Datagrams dropped because a worker's queue was full (DropNewest or DropOldest).</param>
-/// <param name="DroppedTruncated">Datagrams dropped because they were longer than MaxDatagramSize.</param>
-/// <param name="DroppedAtStop">Datagrams received but still queued when a stop gave up draining.</param>
 /// <param name="HandlerErrors">Handler calls that threw.</param>
 /// <param name="ReceiveErrors">Unexpected receive failures survived by a worker.</param>
 /// <param name="QueueDepth">Datagrams queued now, waiting for the handler.</param>
@@ -32,9 +29,6 @@ public readonly record struct DatagramServerStatistics(
     long DatagramsSent,
     long BytesSent,
     long SendErrors,
-    long DroppedQueueFull,
-    long DroppedTruncated,
-    long DroppedAtStop,
     long HandlerErrors,
     long ReceiveErrors,
     long QueueDepth,
@@ -62,6 +56,21 @@ public readonly record struct DatagramServerStatistics(
     /// </summary>
     public FrameDropCounts MalformedFramesByReason { get; init; }
 
+    /// <summary>
+    /// Datagrams the server dropped after receiving them, by <see cref="DatagramDropReason"/> (kernel drops not included). A
+    /// property rather than a constructor parameter, so a new reason changes no signature.
+    /// </summary>
+    public DatagramDropCounts DroppedByReason { get; init; }
+
     /// <summary>Datagrams the server dropped after receiving them, all reasons (kernel drops not included).</summary>
-    public long DatagramsDropped => DroppedQueueFull + DroppedTruncated + DroppedAtStop;
+    public long DatagramsDropped => DroppedByReason.Total;
+
+    /// <summary>The drops under <see cref="DatagramDropReason.QueueFull"/>; kept for code written before <see cref="DroppedByReason"/>.</summary>
+    public long DroppedQueueFull => DroppedByReason[DatagramDropReason.QueueFull];
+
+    /// <summary>The drops under <see cref="DatagramDropReason.Truncated"/>; kept for code written before <see cref="DroppedByReason"/>.</summary>
+    public long DroppedTruncated => DroppedByReason[DatagramDropReason.Truncated];
+
+    /// <summary>The drops under <see cref="DatagramDropReason.Stopped"/>; kept for code written before <see cref="DroppedByReason"/>.</summary>
+    public long DroppedAtStop => DroppedByReason[DatagramDropReason.Stopped];
 }

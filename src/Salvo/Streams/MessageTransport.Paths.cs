@@ -65,7 +65,7 @@ public sealed partial class MessageTransport
     /// <summary>Probes UDP on the back-off schedule; returns once new messages go over UDP.</summary>
     private async Task MoveToUdpWhenAProbeIsAnsweredAsync(IPEndPoint remote, CancellationToken token)
     {
-        var schedule = new UdpProbeSchedule(_options.UdpReprobeFirstDelay, _options.UdpReprobeMaxDelay, _options.UdpReprobeJitter, Random.Shared);
+        var schedule = new UdpProbeSchedule(_options.UdpReprobeBackoff, Random.Shared);
         for (var probes = 1; ; probes++)
         {
             await Task.Delay(schedule.Next(), _options.TimeProvider, token).ConfigureAwait(false);

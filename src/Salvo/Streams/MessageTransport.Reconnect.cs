@@ -80,7 +80,7 @@ public sealed partial class MessageTransport
     /// <summary>Connects again on the back-off; returns the new connection (now in use), or null once the client is no longer in use.</summary>
     private async Task<(StreamConnection? Connection, int Attempts)> ReconnectAsync(StreamClient client, IPEndPoint remote, CancellationToken token)
     {
-        var schedule = new UdpProbeSchedule(_options.TcpReconnectFirstDelay, _options.TcpReconnectMaxDelay, _options.TcpReconnectJitter, Random.Shared);
+        var schedule = new UdpProbeSchedule(_options.TcpReconnectBackoff, Random.Shared);
         for (var attempt = 1; ; attempt++)
         {
             await Task.Delay(schedule.Next(), _options.TimeProvider, token).ConfigureAwait(false);

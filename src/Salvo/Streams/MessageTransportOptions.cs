@@ -23,17 +23,13 @@ public sealed class MessageTransportOptions
     /// </summary>
     public bool UdpReprobe { get; set; } = true;
 
-    /// <summary>How long after falling back to TCP the first UDP probe goes out. Defaults to 5 seconds.</summary>
-    public TimeSpan UdpReprobeFirstDelay { get; set; } = TimeSpan.FromSeconds(5);
-
-    /// <summary>The cap of the delay between probes, which doubles after each unanswered one. Defaults to 60 seconds.</summary>
-    public TimeSpan UdpReprobeMaxDelay { get; set; } = TimeSpan.FromSeconds(60);
-
     /// <summary>
-    /// The random share (0 to 1) by which each probe delay is moved earlier or later, so that clients cut off together do
-    /// not probe together. Defaults to 0.2 (± 20 %).
+    /// When a transport on TCP probes UDP: the first probe <see cref="RetryBackoff.FirstDelay"/> after the fallback, the
+    /// delay doubling after each unanswered one up to <see cref="RetryBackoff.MaxDelay"/>, each moved by up to
+    /// ± <see cref="RetryBackoff.Jitter"/> so that clients cut off together do not probe together. Defaults to 5 s, 60 s and
+    /// 0.2 (5, 10, 20, 40, 60, 60 s ..., each ± 20 %).
     /// </summary>
-    public double UdpReprobeJitter { get; set; } = 0.2;
+    public RetryBackoff UdpReprobeBackoff { get; set; } = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), 0.2);
 
     /// <summary>
     /// How often a <see cref="TransportMode.UdpFirst"/> transport on UDP sends a keepalive HELLO to learn whether UDP still
@@ -55,7 +51,7 @@ public sealed class MessageTransportOptions
 
     /// <summary>
     /// Whether a TCP connection in use that closes (the server restarted or went away, a reset, a send or idle timeout) is
-    /// opened again, on the back-off of <see cref="TcpReconnectFirstDelay"/> up to <see cref="TcpReconnectMaxDelay"/>, for as
+    /// opened again, on the back-off of <see cref="TcpReconnectBackoff"/>, for as
     /// long as the transport lives. Either way <see cref="MessageTransport.TcpConnectionClosed"/> says at once that it closed
     /// and why, and <see cref="MessageTransport.TcpConnectionReopened"/> when it is back; in between
     /// <see cref="MessageTransport.SendAsync"/> returns false (the message was not taken: send it again later). Off, the
@@ -63,20 +59,13 @@ public sealed class MessageTransportOptions
     /// </summary>
     public bool TcpReconnect { get; set; } = true;
 
-    /// <summary>How long after the TCP connection closed the first attempt to open it again starts. Defaults to 100 ms.</summary>
-    public TimeSpan TcpReconnectFirstDelay { get; set; } = TimeSpan.FromMilliseconds(100);
-
     /// <summary>
-    /// The cap of the delay between attempts to open the TCP connection again, which doubles after each failed one
-    /// (100 ms, 200 ms, ... 5 s, 5 s, ... with the defaults). Defaults to 5 seconds.
+    /// When a closed TCP connection is opened again: the first attempt <see cref="RetryBackoff.FirstDelay"/> after the
+    /// close, the delay doubling after each failed one up to <see cref="RetryBackoff.MaxDelay"/>, each moved by up to
+    /// ± <see cref="RetryBackoff.Jitter"/> so that the clients of a server that restarts do not all come back in the same
+    /// instant. Defaults to 100 ms, 5 s and 0.2 (100 ms, 200 ms, ... 3.2 s, 5 s, 5 s ..., each ± 20 %).
     /// </summary>
-    public TimeSpan TcpReconnectMaxDelay { get; set; } = TimeSpan.FromSeconds(5);
-
-    /// <summary>
-    /// The random share (0 to 1) by which each reconnect delay is moved earlier or later, so that the clients of a server
-    /// that restarts do not all come back in the same instant. Defaults to 0.2 (± 20 %).
-    /// </summary>
-    public double TcpReconnectJitter { get; set; } = 0.2;
+    public RetryBackoff TcpReconnectBackoff { get; set; } = new(TimeSpan.FromMilliseconds(100), TimeSpan.FromSeconds(5), 0.2);
 
     /// <summary>
     /// SO_RCVBUF of the UDP socket, in bytes: what holds a burst of messages (or of the server's replies) while the
@@ -115,10 +104,8 @@ public sealed class MessageTransportOptions
             throw new ArgumentOutOfRangeException(nameof(HandshakeAttempts), HandshakeAttempts, "HandshakeAttempts must be 1 to 100.");
         }
 
-        CheckBackoff(
-            (UdpReprobeFirstDelay, nameof(UdpReprobeFirstDelay)), (UdpReprobeMaxDelay, nameof(UdpReprobeMaxDelay)), (UdpReprobeJitter, nameof(UdpReprobeJitter)));
-        CheckBackoff(
-            (TcpReconnectFirstDelay, nameof(TcpReconnectFirstDelay)), (TcpReconnectMaxDelay, nameof(TcpReconnectMaxDelay)), (TcpReconnectJitter, nameof(TcpReconnectJitter)));
+        RetryBackoff.Check(UdpReprobeBackoff, nameof(UdpReprobeBackoff));
+        RetryBackoff.Check(TcpReconnectBackoff, nameof(TcpReconnectBackoff));
         CheckPositive(UdpKeepaliveInterval, nameof(UdpKeepaliveInterval));
         if (UdpKeepaliveMisses is < 0 or > 1000)
         {
@@ -144,22 +131,6 @@ public sealed class MessageTransportOptions
         }
 
         Tcp.Validate();
-    }
-
-    /// <summary>A doubling back-off: both delays positive and finite, the cap at least the first, the jitter a share from 0 to 1.</summary>
-    private static void CheckBackoff((TimeSpan Value, string Name) first, (TimeSpan Value, string Name) max, (double Value, string Name) jitter)
-    {
-        CheckPositive(first.Value, first.Name);
-        CheckPositive(max.Value, max.Name);
-        if (max.Value < first.Value)
-        {
-            throw new ArgumentOutOfRangeException(max.Name, max.Value, $"{max.Name} must be at least {first.Name}.");
-        }
-
-        if (double.IsNaN(jitter.Value) || jitter.Value is < 0 or > 1)
-        {
-            throw new ArgumentOutOfRangeException(jitter.Name, jitter.Value, $"{jitter.Name} must be 0 to 1.");
-        }
     }
 
     private static void CheckPositive(TimeSpan value, string name)

@@ -17,19 +17,19 @@ public sealed class Iperf3InteropTests
 {
     private static readonly string[] Rate = ["-t", "1", "-b", "2M", "-l", "500"];
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task StockClient_AgainstSalvoServer_BothReportTheSameCounts() =>
         await AssertStockClientAgreesAsync(reverse: false, parallel: 1);
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task StockClientReverse_AgainstSalvoServer_BothReportTheSameCounts() =>
         await AssertStockClientAgreesAsync(reverse: true, parallel: 1);
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task StockClientTwoStreams_AgainstSalvoServer_BothReportTheSameCounts() =>
         await AssertStockClientAgreesAsync(reverse: false, parallel: 2);
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task StockClientFourStreams_AgainstSalvoServer_AreReceivedOnTheServersWorkers_NotOnAThreadPerStream()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
@@ -60,7 +60,7 @@ public sealed class Iperf3InteropTests
         Assert.Equal(Iperf3Summary.Parse(output).SentPackets, Datagrams((await server.ReportAsync(1)).GetProperty("local")));
     }
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task StockClientPastCounter65536_AgainstSalvoServer_CountsEveryDatagram()
     {
         // Counter 65,536 puts flag 1 and a small length where a sockperf header has them: such a datagram went to the
@@ -75,7 +75,7 @@ public sealed class Iperf3InteropTests
         Assert.Equal(0, Lost(receiver));
     }
 
-    [Iperf3Theory]
+    [RequiresTheory(Tools = ["iperf3"])]
     [InlineData(false)]
     [InlineData(true)]
     public async Task SalvoClient_AgainstStockServer_BothReportTheSameCounts(bool reverse)
@@ -117,7 +117,7 @@ public sealed class Iperf3InteropTests
         }
     }
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task OneOffServer_AfterARefusedClientAndOneTest_Exits()
     {
         await using var server = await SalvoServerUnderTest.StartAsync(oneOff: true);
@@ -131,7 +131,7 @@ public sealed class Iperf3InteropTests
         Assert.Equal(0, await server.StoppedAsync());
     }
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task StockTcpClient_IsRefusedNamingUdp_AndTheServerServesTheNextClient()
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
@@ -145,7 +145,7 @@ public sealed class Iperf3InteropTests
         await AssertServesStockClientAsync(server, reportNumber: 1);
     }
 
-    [Iperf3Theory]
+    [RequiresTheory(Tools = ["iperf3"])]
     [InlineData("oversized JSON length", "JSON length 4294967295 is outside")]
     [InlineData("zero JSON length", "JSON length 0 is outside")]
     [InlineData("parameters not JSON", "the parameters are not valid JSON")]

@@ -6,10 +6,10 @@ namespace Salvo.Perf.Tests.Lab;
 /// <summary>One short <c>salvo lab</c> run: two namespaces, every path at one size and one level, and nothing left behind.</summary>
 public sealed class VethLabRunTests
 {
-    [VethLabFact]
+    [RequiresFact(Requirement.VethLab)]
     public async Task Lab_OneShortRound_ReportsKernelAndCRowsAndRemovesItsNamespaces()
     {
-        var source = VethLabFactAttribute.FindUdplimitSource();
+        var source = VethLabRequirement.FindUdplimitSource();
 
         // 0.5 s windows, one round: six points of about 1-4 s each on a busy 2-core machine.
         var (exitCode, output, error) = await Cli.RunAsync(
@@ -33,11 +33,11 @@ public sealed class VethLabRunTests
         Assert.DoesNotContain($"{VethLab.Prefix}{Environment.ProcessId}-", namespaces, StringComparison.Ordinal);
     }
 
-    [VethLabFact]
+    [RequiresFact(Requirement.VethLab)]
     public void Lab_Sigterm_EndsItsProcessesRemovesItsNamespacesAndExitsWith143()
     {
         // C alone, 30 s windows: the signal comes while the first point runs.
-        using var child = Reliability.SalvoChild.Start(["lab", "--udplimit", VethLabFactAttribute.FindUdplimitSource()!, "-t", "30", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--paths", "c"]);
+        using var child = Reliability.SalvoChild.Start(["lab", "--udplimit", VethLabRequirement.FindUdplimitSource()!, "-t", "30", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--paths", "c"]);
         child.Output.WaitFor("lab: round 1/1, c receiving", TimeSpan.FromSeconds(60));
         var namespaces = $"{VethLab.Prefix}{child.Process.Id}-";
         Assert.Contains(namespaces, Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]).Output, StringComparison.Ordinal);
@@ -51,7 +51,7 @@ public sealed class VethLabRunTests
         Assert.DoesNotContain(namespaces, Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]).Output, StringComparison.Ordinal);
     }
 
-    [VethLabFact]
+    [RequiresFact(Requirement.VethLab)]
     public void VethLab_NamespacesOfADeadRun_AreRemovedAtTheNextStart()
     {
         // A process that has ended leaves a free id: a namespace named after it is what a killed run leaves.
@@ -74,13 +74,14 @@ public sealed class VethLabRunTests
     }
 }
 
-/// <summary>A fact that needs what <c>salvo lab</c> needs (Linux, root, ip, taskset, gcc) and the C reference's source; skipped with the reason otherwise.</summary>
-public sealed class VethLabFactAttribute : FactAttribute
+/// <summary>What <c>salvo lab</c> needs (Linux, root, ip, taskset, gcc) and where the C reference's source is.</summary>
+public static class VethLabRequirement
 {
-    public VethLabFactAttribute()
+    /// <summary>Why <c>salvo lab</c> cannot run here, or null.</summary>
+    public static string? WhyUnavailable()
     {
         var missing = LabRequirements.Missing(OperatingSystem.IsLinux(), Environment.UserName == "root", Salvo.Perf.Tunnel.BenchTools.Find);
-        Skip = missing.Count > 0 ? $"salvo lab cannot run here: {string.Join("; ", missing)}"
+        return missing.Count > 0 ? $"salvo lab cannot run here: {string.Join("; ", missing)}"
             : FindUdplimitSource() is null ? "the C reference's source (shared/udplimit/udplimit.c in a folder above the tests) is not here"
             : null;
     }

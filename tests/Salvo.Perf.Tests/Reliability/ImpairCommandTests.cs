@@ -34,7 +34,7 @@ public sealed class ImpairCommandTests
         Assert.Contains("-t/--time: 2 seconds is outside the allowed range (at least 3, at most 86400)", error, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task ServerAndClientThroughImpair_ReceiverCountsEqualTheRelaysReport()
     {
         using var stop = new CancellationTokenSource();

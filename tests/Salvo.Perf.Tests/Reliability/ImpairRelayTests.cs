@@ -153,7 +153,7 @@ public sealed class ImpairRelayTests
         Assert.Equal(2, relay.Report().Sessions);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Relay_ListensOnlyOnTheGivenAddress()
     {
         using var relay = new ImpairRelay(new ImpairOptions { Listen = new IPEndPoint(IPAddress.Loopback, 0), Forward = new IPEndPoint(IPAddress.Loopback, 9) });

@@ -8,7 +8,7 @@ public sealed class InterruptTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Server_SigintWhileListening_ExitsWith130AndSaysCancelled()
     {
         using var child = SalvoChild.Start(["server", "-p", "0", "-i", "0"], interruptible: true);

@@ -20,7 +20,7 @@ public sealed class ListenerBindingTests
         return (run, int.Parse(Listening.Port(output.Text + error.Text), System.Globalization.CultureInfo.InvariantCulture));
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(CliException.CancelledExitCode, "server", "-p", "0")]
     [InlineData(CliException.CancelledExitCode, "server", "-p", "0", "-B", "127.0.0.1")]
     [InlineData(0, "transport", "--listen", "127.0.0.1:0", "-t", "60")]
@@ -39,7 +39,7 @@ public sealed class ListenerBindingTests
         Assert.Empty(ImpairRelayTests.Listeners("/proc/net/udp6", port));
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(CliException.CancelledExitCode, "server", "-p", "0", "-B", "::")]
     [InlineData(0, "transport", "--listen", "[::]:0", "-t", "60")]
     [InlineData(0, "impair", "--listen", "[::]:0", "--forward", "127.0.0.1:9", "--tcp", "-t", "60", "--json")]

@@ -12,7 +12,7 @@ public sealed class PeerKillTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Server_ClientProcessKilledMidStream_KeepsRunningReportsAndServesTheNextClient()
     {
         var output = new LiveWriter();
@@ -45,7 +45,7 @@ public sealed class PeerKillTests
         Assert.Equal(CliException.CancelledExitCode, await server.WaitAsync(Bound));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Client_ServerProcessKilledMidStream_EndsWithAnErrorInsteadOfHanging()
     {
         string port;

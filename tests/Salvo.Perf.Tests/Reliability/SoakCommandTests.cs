@@ -6,7 +6,7 @@ namespace Salvo.Perf.Tests.Reliability;
 [Collection(WholeProcessCollection.Name)]
 public sealed class SoakCommandTests
 {
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Soak_ShortRun_SamplesEachSecondAndRefusesToJudgeWithoutFailing()
     {
         var (exit, output, error) = await Cli.RunAsync("soak", "-t", "3", "-r", "200", "-c", "2", "--json");

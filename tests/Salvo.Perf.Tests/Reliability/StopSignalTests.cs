@@ -15,7 +15,7 @@ public sealed class StopSignalTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("TERM", 143, "SIGTERM")]
     [InlineData("HUP", 129, "SIGHUP")]
     public void Server_SignalWhileListening_PrintsTotalsAndExitsWith128PlusTheSignal(string signal, int exitCode, string name)
@@ -29,7 +29,7 @@ public sealed class StopSignalTests
         Assert.Contains($"salvo: cancelled ({name})", output, StringComparison.Ordinal);
     }
 
-    [Iperf3Fact]
+    [RequiresFact(Tools = ["iperf3"])]
     public async Task Server_SigtermDuringStockIperf3Test_ClientReportsTheServerTerminatedAndTotalsArePrinted()
     {
         using var child = SalvoChild.Start(["server", "-p", "0", "-i", "1"]);
@@ -59,7 +59,7 @@ public sealed class StopSignalTests
         }
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Server_SigtermDuringSalvoTest_ClientPrintsWhyItEnded()
     {
         using var server = SalvoChild.Start(["server", "-p", "0", "-i", "0"]);
@@ -78,7 +78,7 @@ public sealed class StopSignalTests
     }
 
     /// <summary>For these a signal is the usual way to end: they print their report and exit 0.</summary>
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("listening on", "echo total:", "server", "--echo", "-p", "0", "-i", "0")]
     [InlineData("salvo impair relaying", "client address(es)", "impair", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9", "-t", "600")]
     [InlineData("listening on", "UDP: 0 message(s) received", "transport", "--listen", "127.0.0.1:0", "-t", "600")]
@@ -90,7 +90,7 @@ public sealed class StopSignalTests
         Assert.Contains(report, Stop(child, "TERM", 0), StringComparison.Ordinal);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Soak_Sigterm_JudgesWhatWasSampledAndExitsZero()
     {
         using var child = SalvoChild.Start(["soak", "-t", "600", "-r", "200", "-c", "1"]);
@@ -102,7 +102,7 @@ public sealed class StopSignalTests
         Assert.Contains("Verdict: too short to judge growth", output, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Loopback_Sigterm_PrintsThePointsMeasuredAndExitsWith143()
     {
         using var child = SalvoChild.Start(["loopback", "-m", "socket", "-l", "64", "-t", "0.5", "--warmup", "0", "--repeat", "100", "--no-pin"]);
@@ -116,7 +116,7 @@ public sealed class StopSignalTests
     }
 
     /// <summary>In a namespace of its own, so the interface and its route touch nothing of the host's.</summary>
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void TunnelUp_Sigterm_RemovesTheInterfaceRoutesAndStatusFileAndExitsZero()
     {
         using var lab = new NetworkLab();

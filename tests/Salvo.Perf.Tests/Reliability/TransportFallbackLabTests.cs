@@ -14,7 +14,7 @@ namespace Salvo.Perf.Tests.Reliability;
 [Collection(WholeProcessCollection.Name)]
 public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelper output)
 {
-    [LabFact(needsNftables: true)]
+    [RequiresFact(Requirement.Netns, Tools = ["nft"])]
     public async Task UdpFirst_NftablesDropsUdpToTheServer_FallsBackToTcp()
     {
         using var lab = new NetworkLab();
@@ -35,7 +35,7 @@ public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelp
         Assert.Matches(@"counter packets [1-9]\d* ", counted);
     }
 
-    [LabFact(needsNftables: true)]
+    [RequiresFact(Requirement.Netns, Tools = ["nft"])]
     public async Task UdpFirst_WithoutTheRule_StaysOnUdp()
     {
         using var lab = new NetworkLab();
@@ -50,7 +50,7 @@ public sealed class TransportFallbackLabTests(Xunit.Abstractions.ITestOutputHelp
         Assert.True(server.HandshakesAnswered >= 1);
     }
 
-    [LabFact(needsNftables: true)]
+    [RequiresFact(Requirement.Netns, Tools = ["nft"])]
     public async Task UdpFirst_NumberedMessagesAcrossANftablesDropAndItsRemoval_EachArrivesExactlyOnce()
     {
         using var lab = new NetworkLab();

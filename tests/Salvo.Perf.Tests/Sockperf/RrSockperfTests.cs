@@ -11,7 +11,7 @@ namespace Salvo.Perf.Tests.Sockperf;
 /// <summary><c>salvo rr --protocol sockperf</c>: its codec, its options, and a run against the stock sockperf server.</summary>
 public sealed class RrSockperfTests
 {
-    [SockperfFact]
+    [RequiresFact(Tools = ["sockperf"])]
     public async Task Rr_AgainstStockSockperfServer_CompletesAndTheServerCountsEveryRequestSent()
     {
         var port = FreeUdpPort();

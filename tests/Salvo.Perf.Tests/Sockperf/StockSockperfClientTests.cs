@@ -11,7 +11,7 @@ namespace Salvo.Perf.Tests.Sockperf;
 [Collection(WholeProcessCollection.Name)]
 public sealed partial class StockSockperfClientTests
 {
-    [SockperfTheory]
+    [RequiresTheory(Tools = ["sockperf"])]
     [InlineData("ping-pong", false)]
     [InlineData("ping-pong", true)]
     [InlineData("under-load", false)]

@@ -1,7 +1,6 @@
 using System.Text;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Tunnel.Linux;
-using Salvo.Tests.Lab;
 
 namespace Salvo.Perf.Tests.Tunnel;
 
@@ -24,7 +23,7 @@ public sealed class StatusDirectoryTests : IDisposable
     public void Dispose() => Directory.Delete(_root, recursive: true);
 
     /// <summary>The name the old code wrote before its rename: a link there made it overwrite the target.</summary>
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Write_LinkAtTheOldNextName_LeavesTheTargetAndWritesTheFile()
     {
         using var directory = Planted("salvo0.next");
@@ -35,7 +34,7 @@ public sealed class StatusDirectoryTests : IDisposable
         AssertRegularFile(Path.Combine(Folder, "salvo0"), "{}", StatusDirectory.FileMode);
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Write_LinkAtTheTemporaryName_IsRefusedAndTheTargetUntouched()
     {
         using var directory = Planted(".salvo0.planted");
@@ -48,7 +47,7 @@ public sealed class StatusDirectoryTests : IDisposable
     }
 
     /// <summary>The rename replaces the link itself; the file that was linked to keeps its bytes.</summary>
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Write_LinkAtTheFinalName_ReplacesTheLinkNotItsTarget()
     {
         using var directory = Planted("salvo0");
@@ -61,7 +60,7 @@ public sealed class StatusDirectoryTests : IDisposable
         Assert.False(File.Exists(Path.Combine(Folder, "salvo0")));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Open_Missing_MakesItWithMode0755()
     {
         using var directory = StatusDirectory.Open(Folder);
@@ -71,7 +70,7 @@ public sealed class StatusDirectoryTests : IDisposable
     }
 
     /// <summary>Made under umask 000, a folder of ours is 0777: anyone could plant files in it. It is set back.</summary>
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Open_OursWritableByAll_IsSetBackTo0755()
     {
         Directory.CreateDirectory(Folder);
@@ -82,7 +81,7 @@ public sealed class StatusDirectoryTests : IDisposable
         Assert.Equal((UnixFileMode)StatusDirectory.DirectoryMode, File.GetUnixFileMode(Folder));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Open_ALink_IsRefusedAndNothingWrittenThrough()
     {
         var elsewhere = Directory.CreateDirectory(Path.Combine(_root, "elsewhere")).FullName;
@@ -94,7 +93,7 @@ public sealed class StatusDirectoryTests : IDisposable
         Assert.Empty(Directory.GetFileSystemEntries(elsewhere));
     }
 
-    [LinuxOnlyFact]
+    [RequiresFact(Requirement.Linux)]
     public void Open_AFile_IsRefused()
     {
         File.WriteAllText(Folder, Untouched);
@@ -106,7 +105,7 @@ public sealed class StatusDirectoryTests : IDisposable
     }
 
     /// <summary>Root's 'up' and a folder a local user made: the user could swap the files, so it is not used. Needs root to chown.</summary>
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Open_AnotherUsersFolder_IsRefused()
     {
         Directory.CreateDirectory(Folder);

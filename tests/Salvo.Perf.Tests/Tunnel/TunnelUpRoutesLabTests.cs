@@ -17,7 +17,7 @@ public sealed class TunnelUpRoutesLabTests : IDisposable
     public void Dispose() => Directory.Delete(_folder, recursive: true);
 
     /// <summary>The case that broke a host: the underlay's own subnet in AllowedIPs. wg-quick stops with "File exists".</summary>
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Up_AllowedIpsHoldTheUnderlaySubnet_IsRefusedNamingTheRouteAndLeavesItAlone()
     {
         using var lab = new NetworkLab();
@@ -37,7 +37,7 @@ public sealed class TunnelUpRoutesLabTests : IDisposable
         Assert.False(File.Exists($"/var/run/wireguard/{name}.sock"), "the wg control socket was left behind");
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Up_TableNumberHoldsTheDefaultRoute_IsRefusedNamingItsTypeAndTable()
     {
         using var lab = new NetworkLab();
@@ -56,7 +56,7 @@ public sealed class TunnelUpRoutesLabTests : IDisposable
     /// Its own Address's subnet is in AllowedIPs too (the kernel routes it once the address is added, so it is not added
     /// again), and an unrelated route through the underlay is there before and after.
     /// </summary>
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Up_NormalRun_RoutesItsPrefixesAndTakesAwayExactlyThose()
     {
         using var lab = new NetworkLab();

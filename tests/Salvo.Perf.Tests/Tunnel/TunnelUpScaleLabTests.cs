@@ -18,7 +18,7 @@ public sealed class TunnelUpScaleLabTests : IDisposable
 
     public void Dispose() => Directory.Delete(_folder, recursive: true);
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Up_FiveThousandPeers_EveryAllowedIpsRouteThroughTheInterface()
     {
         using var lab = new NetworkLab();
@@ -36,7 +36,7 @@ public sealed class TunnelUpScaleLabTests : IDisposable
         Assert.Equal(0, salvo.Process.ExitCode);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Up_TimeEndsBeforeTheRoutesAreIn_StopsTheStartAndExitsZero()
     {
         using var lab = new NetworkLab();

@@ -16,7 +16,7 @@ public sealed class TunnelUpStatusLabTests : IDisposable
 
     public void Dispose() => Directory.Delete(_folder, recursive: true);
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Up_UmaskZeroAndPlantedLinks_ModesAreSetAndNoLinkIsFollowed()
     {
         using var lab = new NetworkLab();

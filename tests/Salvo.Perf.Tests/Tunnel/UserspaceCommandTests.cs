@@ -11,7 +11,7 @@ namespace Salvo.Perf.Tests.Tunnel;
 [Collection(WholeProcessCollection.Name)]
 public sealed class UserspaceCommandTests
 {
-    [UserspaceFact]
+    [RequiresFact(Requirement.UserspaceLab)]
     public void Userspace_Detached_ExitsZeroWithTheSocketUpThenEndsWhenTheInterfaceIsDeleted()
     {
         using var lab = new NetworkLab();
@@ -34,7 +34,7 @@ public sealed class UserspaceCommandTests
         Assert.False(File.Exists(UserspaceLab.SocketPath(name)), "the control socket was left behind");
     }
 
-    [UserspaceFact]
+    [RequiresFact(Requirement.UserspaceLab)]
     public void Userspace_DetachedWithTheNameTakenByAnotherKindOfInterface_ExitsOneWithTheError()
     {
         using var lab = new NetworkLab();
@@ -48,7 +48,7 @@ public sealed class UserspaceCommandTests
         Assert.Null(UserspaceLab.DaemonProcessId(veth));
     }
 
-    [UserspaceFact]
+    [RequiresFact(Requirement.UserspaceLab)]
     public void Userspace_ForegroundOnSigterm_RemovesTheSocketAndTheInterfaceAndExitsZero()
     {
         using var lab = new NetworkLab();
@@ -96,7 +96,7 @@ public sealed class UserspaceCommandTests
     /// running" for 1.6-2.5 s, it had ended in 0.08-0.48 s: orphaned by the detaching salvo, it waits for the machine's
     /// init to reap it, and this lab machine's init took 1.3-1.8 s more.
     /// </summary>
-    [UserspaceTheory]
+    [RequiresTheory(Requirement.UserspaceLab)]
     [InlineData("SIGTERM")]
     [InlineData("ip link del")]
     public void Userspace_Detached_EndsWithinHalfASecondOfTheStop(string stop)

@@ -22,7 +22,7 @@ public sealed class WgQuickLabTests
     private const string TunnelA = "198.19.7.1";
     private const string TunnelB = "198.19.7.2";
 
-    [UserspaceFact(wgQuick: true)]
+    [RequiresFact(Requirement.UserspaceLab, Tools = ["wg", "wg-quick", "wireguard-go", "ping", "iperf3", "nft"])]
     public void WgQuick_SalvoAsUserspaceImplementationWithAFullTunnel_CarriesTrafficAndDownRemovesEverything()
     {
         using var lab = new NetworkLab();

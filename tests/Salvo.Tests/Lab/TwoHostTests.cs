@@ -24,7 +24,7 @@ public sealed partial class TwoHostTests
             Gso = gso,
         }));
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public async Task GsoRunOf1472ByteSegments_CrossesTheVethIntact()
     {
         using var lab = new NetworkLab();
@@ -69,7 +69,7 @@ public sealed partial class TwoHostTests
         Assert.Equal(Enumerable.Range(0, 64), seen);
     }
 
-    [LabTheory]
+    [RequiresTheory(Requirement.Netns)]
     [InlineData(DatagramBackend.LinuxBatched)]
     [InlineData(DatagramBackend.Portable)]
     public async Task DontFragment_DatagramAboveThePathMtu_FailsWithTheSizeAndTheLimit(DatagramBackend backend)
@@ -96,7 +96,7 @@ public sealed partial class TwoHostTests
         Assert.Equal(1472, got[0].Length);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public async Task WithoutDontFragment_ALargeDatagramIsFragmentedAndReassembled()
     {
         using var lab = new NetworkLab();
@@ -109,7 +109,7 @@ public sealed partial class TwoHostTests
         Assert.Equal(payload, got[0].Payload.ToArray());
     }
 
-    [LabFact(needsNftables: true)]
+    [RequiresFact(Requirement.Netns, Tools = ["nft"])]
     public async Task TenPercentRandomDrop_IsMeasuredAsLoss_ThatMatchesTheKernelsCounter()
     {
         const int total = 20_000;

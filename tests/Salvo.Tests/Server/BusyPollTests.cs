@@ -7,7 +7,7 @@ namespace Salvo.Tests.Server;
 
 public sealed class BusyPollTests
 {
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(ServerIoModel.DedicatedThread)]
     [InlineData(ServerIoModel.Async)]
     public async Task BusyPoll_WithASpinBeforeBlocking_PicksUpTheNextRequestWithoutBlocking(ServerIoModel ioModel)
@@ -54,7 +54,7 @@ public sealed class BusyPollTests
         EchoAFew(server);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task KernelBusyPoll_AcceptedOrRefused_IsReportedAndTheServerRuns()
     {
         var options = LoopbackOptions(workers: 2);

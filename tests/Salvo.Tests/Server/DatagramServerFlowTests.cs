@@ -9,7 +9,7 @@ public sealed class DatagramServerFlowTests
     private const int Flows = 64;
     private const int PerFlow = 20;
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]

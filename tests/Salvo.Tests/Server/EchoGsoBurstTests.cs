@@ -9,7 +9,7 @@ namespace Salvo.Tests.Server;
 /// </summary>
 public sealed class EchoGsoBurstTests
 {
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Echo_OfGsoRunsLongerThanTheBatch_AnswersEveryDatagram()
     {
         await using var server = new DatagramServer(

@@ -22,7 +22,7 @@ public sealed class EchoHandlerTests
         await EchoEveryDatagram(ioModel, processing, backend);
     }
 
-    [IoUringTheory]
+    [RequiresTheory(Requirement.IoUring)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]

@@ -19,7 +19,7 @@ public sealed class FaultIsolationTests
     public Task ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted(ServerIoModel ioModel, ServerProcessing processing) =>
         ThrowingHandler_DoesNotStopItsWorker_AndEveryErrorIsCounted_With(DatagramBackend.Auto, ioModel, processing);
 
-    [IoUringTheory]
+    [RequiresTheory(Requirement.IoUring)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
@@ -104,7 +104,7 @@ public sealed class FaultIsolationTests
         using var client = Client();
 
         client.SendTo(new byte[200], SocketFlags.None, server.LocalEndPoint);
-        Assert.True(await WaitUntil(() => server.GetStatistics().DroppedTruncated == 1));
+        Assert.True(await WaitUntil(() => server.GetStatistics().DroppedByReason[DatagramDropReason.Truncated] == 1));
         client.SendTo(new byte[100], SocketFlags.None, server.LocalEndPoint);
         var reply = new byte[300];
         EndPoint from = new IPEndPoint(IPAddress.Any, 0);
@@ -130,7 +130,7 @@ public sealed class FaultIsolationTests
         client.SendTo(new byte[200], SocketFlags.None, server.LocalEndPoint);
         Assert.True(await WaitUntil(() => handler.Calls == 1));
         Assert.Equal((100, true), handler.Last);
-        Assert.Equal(0, server.GetStatistics().DroppedTruncated);
+        Assert.Equal(0, server.GetStatistics().DroppedByReason[DatagramDropReason.Truncated]);
     }
 
     private sealed class TruncationRecorder : IDatagramHandler

@@ -39,7 +39,7 @@ public sealed class MeterPolicyTests
         await server.StartAsync();
         using var client = Client();
         client.SendTo(new byte[50], SocketFlags.None, server.LocalEndPoint);
-        Assert.True(await WaitUntil(() => server.GetStatistics().DroppedTruncated == 1));
+        Assert.True(await WaitUntil(() => server.GetStatistics().DroppedByReason[DatagramDropReason.Truncated] == 1));
 
         var handler = new Salvo.Tests.Streams.RecordingHandler();
         await using var streams = new StreamServer(new StreamServerOptions(), handler);

@@ -23,7 +23,7 @@ public sealed class OverflowPolicyTests
         var handled = handler.Seen.Select(s => s.Sequence).ToList();
         Assert.Equal(handler.FirstCallSize + Capacity, handled.Count);
         Assert.Equal(Enumerable.Range(0, handled.Count), handled);
-        Assert.Equal(Sent - handled.Count, stats.DroppedQueueFull);
+        Assert.Equal(Sent - handled.Count, stats.DroppedByReason[DatagramDropReason.QueueFull]);
         Assert.Equal(Sent, stats.DatagramsHandled + stats.DatagramsDropped);
     }
 
@@ -38,7 +38,7 @@ public sealed class OverflowPolicyTests
         var first = handler.FirstCallSize;
         Assert.Equal(first + Capacity, handled.Count);
         Assert.Equal(Enumerable.Range(0, first).Concat(Enumerable.Range(Sent - Capacity, Capacity)), handled);
-        Assert.Equal(Sent - handled.Count, stats.DroppedQueueFull);
+        Assert.Equal(Sent - handled.Count, stats.DroppedByReason[DatagramDropReason.QueueFull]);
         Assert.Equal(Sent, stats.DatagramsHandled + stats.DatagramsDropped);
     }
 
@@ -69,7 +69,7 @@ public sealed class OverflowPolicyTests
         Assert.Equal(Enumerable.Range(0, Sent), handler.Seen.Select(s => s.Sequence));
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task Wait_WithATinySocketBuffer_CountsTheKernelsDropsSoSentEqualsHandledPlusDropped()
     {
         var handler = new RecordingHandler();

@@ -11,7 +11,7 @@ public sealed class ServerAllocationTests
     private const int Window = 32;
     private const int Rounds = 600;
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]
@@ -19,7 +19,7 @@ public sealed class ServerAllocationTests
     public Task EchoServer_InSteadyState_AllocatesNothingPerDatagram(ServerIoModel ioModel, ServerProcessing processing) =>
         EchoServer_InSteadyState_AllocatesNothingPerDatagram_With(DatagramBackend.Auto, ioModel, processing);
 
-    [IoUringTheory]
+    [RequiresTheory(Requirement.IoUring)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Inline)]
     [InlineData(ServerIoModel.DedicatedThread, ServerProcessing.Queued)]
     [InlineData(ServerIoModel.Async, ServerProcessing.Inline)]

@@ -13,14 +13,14 @@ public sealed class ServerSocketTemplateTests
     // A second loopback address: the whole of 127.0.0.0/8 is local, so a server bound to 0.0.0.0 receives on it.
     private static readonly IPAddress s_otherLoopback = IPAddress.Parse("127.0.0.2");
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(true, "127.0.0.2")]
     [InlineData(false, "127.0.0.1")]
     [SupportedOSPlatform("linux")]
     public Task TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo(bool packetInformation, string expectedSource) =>
         TryReply_WithPacketInformation_LeavesFromTheAddressTheRequestCameTo_With(DatagramBackend.Auto, packetInformation, expectedSource);
 
-    [IoUringTheory]
+    [RequiresTheory(Requirement.IoUring)]
     [InlineData(true, "127.0.0.2")]
     [InlineData(false, "127.0.0.1")]
     [SupportedOSPlatform("linux")]
@@ -45,14 +45,14 @@ public sealed class ServerSocketTemplateTests
         Assert.Equal(IPAddress.Parse(expectedSource), source.Address);
     }
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(ServerProcessing.Inline)]
     [InlineData(ServerProcessing.Queued)]
     [SupportedOSPlatform("linux")]
     public Task Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue(ServerProcessing processing) =>
         Handler_SeesEachDatagramsDestination_InlineAndThroughTheQueue_With(DatagramBackend.Auto, processing);
 
-    [IoUringTheory]
+    [RequiresTheory(Requirement.IoUring)]
     [InlineData(ServerProcessing.Inline)]
     [InlineData(ServerProcessing.Queued)]
     [SupportedOSPlatform("linux")]
@@ -78,7 +78,7 @@ public sealed class ServerSocketTemplateTests
         Assert.Equal(IPAddress.Loopback, handler.Destinations["b"].ToIPEndPoint()!.Address);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task FlushRepliesAsync_SendsMoreRepliesThanTheBatchHolds()
     {
         var options = LoopbackOptions();
@@ -99,7 +99,7 @@ public sealed class ServerSocketTemplateTests
         Assert.True(await WaitUntil(() => server.GetStatistics().DatagramsSent == 5));
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task ReceiveThreadStarted_RunsOnEachWorkersReceiveThread()
     {
         var started = new ConcurrentDictionary<int, string?>();

@@ -19,7 +19,7 @@ public sealed class ServerThroughputMeasurement(ITestOutputHelper output)
     private const int Repetitions = 3;
     private static readonly TimeSpan s_duration = TimeSpan.FromSeconds(2);
 
-    [MeasureFact]
+    [RequiresFact(Requirement.Measure)]
     public async Task EchoThroughput_ByMode()
     {
         (string Name, Func<Task<double>> Run)[] modes =

@@ -15,7 +15,7 @@ public sealed class BackendAvailabilityTests
         Assert.Null(reason);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void IsBackendAvailable_ForIoUring_AgreesWithTheBackendASocketGets()
     {
@@ -27,7 +27,7 @@ public sealed class BackendAvailabilityTests
         Assert.Equal(IoUringAvailability.Unavailable is null, available);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void IsBackendAvailable_ForLinuxBatchedOnLinux_IsTrue()
     {
@@ -42,7 +42,7 @@ public sealed class BackendAvailabilityTests
         Assert.Equal("backend", error.ParamName);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public void IoUringThreadNamePrefix_NamesTheThreadsOfTheSharedRings()
     {

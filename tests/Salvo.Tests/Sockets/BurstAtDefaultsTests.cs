@@ -16,7 +16,7 @@ public sealed class BurstAtDefaultsTests
     private const int Burst = 200;
     private const int DatagramBytes = 1_200;
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void DefaultOptions_BurstOf200Datagrams1200BytesSentBeforeAnyReceive_AllArrive()
     {
         using var socket = DatagramSocket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
@@ -29,7 +29,7 @@ public sealed class BurstAtDefaultsTests
         Assert.Equal(0, socket.GetStatistics().KernelDrops);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task ServerWithATinyBuffer_BurstWhileTheHandlerIsHeld_WorkerAndServerStatisticsCountTheDrops()
     {
         var handler = new RecordingHandler();
@@ -44,7 +44,7 @@ public sealed class BurstAtDefaultsTests
         Assert.Equal(Burst, total.DatagramsReceived + total.KernelDrops);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task ServerAtDefaults_BurstWhileTheHandlerIsHeld_AllAreHandled()
     {
         var handler = new RecordingHandler();
@@ -56,7 +56,7 @@ public sealed class BurstAtDefaultsTests
         Assert.Equal(0, server.GetStatistics().KernelDrops);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task TinyReceiveBuffer_Flooded_StatisticsCountTheKernelsDropsAsSentLessReceived()
     {
         using var socket = new DatagramSocket(new DatagramSocketOptions { LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0), ReceiveBufferSize = 4096 });
@@ -72,7 +72,7 @@ public sealed class BurstAtDefaultsTests
         Assert.Equal(received, stats.DatagramsReceived);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void DefaultOptions_AskForFourMiBBuffers_AndTheGrantIsReadable()
     {
         var options = new DatagramSocketOptions();

@@ -422,7 +422,7 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
 {
     protected override DatagramBackend Backend => DatagramBackend.LinuxBatched;
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task ReceiveBatch_TakesManyDatagramsInOneCall()
     {
         using var receiver = Open();
@@ -460,7 +460,7 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
         return batch;
     }
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(false)]
     [InlineData(true)]
     [SupportedOSPlatform("linux")]
@@ -489,7 +489,7 @@ public sealed class LinuxBatchedSocketTests : DatagramSocketContractTests
         Assert.Equal(0, receiver.Receive(got, TimeSpan.Zero));
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void FullSendBuffer_TrySend_DoesNotWait_TheMessageFailsWithWouldBlock_TheRestIsSent()
     {
@@ -512,7 +512,7 @@ public sealed class PortableSocketTests : DatagramSocketContractTests
     protected override DatagramBackend Backend => DatagramBackend.Portable;
 
     // Both options exist only on Linux, where the batched backend reports them; this is the Portable backend there.
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(nameof(DatagramSocketOptions.ReceivePacketInformation))]
     [InlineData(nameof(DatagramSocketOptions.ReceiveEcn))]
     [SupportedOSPlatform("linux")]

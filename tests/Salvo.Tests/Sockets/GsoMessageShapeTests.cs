@@ -38,7 +38,7 @@ public sealed class GsoMessageShapeTests
         Assert.Equal("datagramSize", error.ParamName);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task BatchOfWholeMessages_ArrivesAsFullGsoRuns()
     {
         using var receiver = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);

@@ -19,7 +19,7 @@ public sealed class IoUringBackendTests
         ReceiveEcn = ecn,
     });
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public async Task MoreDatagramsThanProvidedBuffers_QueuedWhileNobodyReceives_AllArrive()
     {
         // 4,096 small buffers per ring: 6,000 datagrams queued at once run the group dry, which ends the multishot
@@ -61,7 +61,7 @@ public sealed class IoUringBackendTests
         Assert.Equal(0, receiver.Receive(received, TimeSpan.FromMilliseconds(20)));
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public async Task GsoRun_GoesThroughTheRingAsOneMessage_AndArrivesInOrder()
     {
         using var receiver = Open();
@@ -72,7 +72,7 @@ public sealed class IoUringBackendTests
         Assert.Equal(Enumerable.Range(0, 64), await ReceiveNumbers(receiver, 64, length: 1380));
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public async Task GsoMessageTheKernelRejects_ThroughTheRing_FallsBackWithoutLosingADatagram()
     {
         using var receiver = Open();
@@ -84,7 +84,7 @@ public sealed class IoUringBackendTests
         Assert.Equal(Enumerable.Range(0, 64), await ReceiveNumbers(receiver, 64, length: 100));
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public async Task SourceAddressAndEcnBits_SentAndReceivedThroughTheRings_ArriveAsSent()
     {
         using var receiver = Open(ecn: true, packetInfo: true);
@@ -93,7 +93,7 @@ public sealed class IoUringBackendTests
         Assert.Equal(receiver.LocalAddress, datagrams[1].Destination);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public void Sends_UseARingOfTheSendingThread_NotOnePerSocket()
     {
         using var receiver = Open();
@@ -114,7 +114,7 @@ public sealed class IoUringBackendTests
         Assert.Equal(new[] { false, true }, found);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public async Task Dispose_AfterReceiving_ReleasesTheDescriptor_SoThePortCanBeBoundAgain()
     {
         var socket = Open();
@@ -133,7 +133,7 @@ public sealed class IoUringBackendTests
         Assert.Equal(port, again.LocalEndPoint.Port);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public void SocketClaimedByAThread_IsReceivedThroughThatThreadsOwnRing_AndItsDisposeReleasesThePort()
     {
         var socket = Open();
@@ -188,7 +188,7 @@ public sealed class IoUringBackendTests
         Assert.Equal(port, again.LocalEndPoint.Port);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public async Task SocketArmedForSmallBuffers_AskedForFullSizeOnes_MovesToTheLargeGroup_AndTakesALargeDatagramWhole()
     {
         using var receiver = Open();
@@ -242,7 +242,7 @@ public sealed class IoUringBackendTests
         return values;
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public void ThreadThatEndsReceiving_ReleasesItsRing_AndTheSocketGoesOnReceivingOnASharedEngine()
     {
         using var socket = Open();
@@ -281,7 +281,7 @@ public sealed class IoUringBackendTests
         Assert.Null(((IoUringDatagramPal)socket.Pal).Receiver!.Engine.OwnerThreadId);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public void ThreadThatEndsReceiving_WithItsRingStarvedOfBuffers_ReleasesIt()
     {
         // A thread's ring has 2,048 small buffers: 3,000 datagrams queued and reaped without being taken run the group
@@ -324,7 +324,7 @@ public sealed class IoUringBackendTests
         Assert.True(engine!.IsReleased);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     public async Task DedicatedServerWorker_ReleasesItsThreadsRing_WhenTheServerStops()
     {
         // Without it a server stopped and started again kept a ring and 8.7 MiB of buffers per worker per start.

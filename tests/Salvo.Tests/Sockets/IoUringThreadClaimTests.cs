@@ -17,7 +17,7 @@ public sealed class IoUringThreadClaimTests
         Gso = false,
     });
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public void ClaimBeforeTheFirstReceive_ReceivesOnTheThreadsOwnRing_AndItsDisposeFreesTheRing()
     {
@@ -65,7 +65,7 @@ public sealed class IoUringThreadClaimTests
         Assert.False(drivenAfterDispose);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public void ClaimAfterTheSocketReceived_KeepsTheSharedRing_AndTheSocketGoesOnReceiving()
     {
@@ -86,7 +86,7 @@ public sealed class IoUringThreadClaimTests
         Assert.Equal(8, received);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public void ClaimDisposedOnAnotherThread_Throws_AndLeavesTheRingToItsThread()
     {

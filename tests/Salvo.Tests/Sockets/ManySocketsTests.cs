@@ -14,12 +14,12 @@ public sealed class ManySocketsTests
 {
     private const int SocketCount = 10_000;
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public Task LinuxBatched_TenThousandPendingReceives_NeedNoThreadEach_AndEachGetsItsDatagram() =>
         RunManySockets(DatagramBackend.LinuxBatched);
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public Task IoUring_TenThousandPendingReceives_NeedNoThreadEach_AndEachGetsItsDatagram() =>
         RunManySockets(DatagramBackend.IoUring);

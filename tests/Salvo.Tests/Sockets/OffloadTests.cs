@@ -24,7 +24,7 @@ public sealed class OffloadTests
         ReceiveEcn = ecn,
     });
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void Probe_FindsGsoAndGroOnThisKernel()
     {
         using var socket = Open();
@@ -37,7 +37,7 @@ public sealed class OffloadTests
         Assert.False(off.Capabilities.Gro);
     }
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(true, true)]
     [InlineData(true, false)]
     [InlineData(false, true)]
@@ -102,7 +102,7 @@ public sealed class OffloadTests
         }
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task CoalescedBufferWithAShortTail_SplitsIntoTheOriginalDatagrams()
     {
         using var receiver = Open();
@@ -137,7 +137,7 @@ public sealed class OffloadTests
         }
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task GroSplit_ExposesEverySegment_FromOneReceiveBuffer()
     {
         using var receiver = Open();
@@ -161,7 +161,7 @@ public sealed class OffloadTests
         Assert.All(received.Cast(), d => Assert.Equal(sender.LocalAddress, d.Source));
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void GroSocket_RefusesSmallBuffers_WithAClearError()
     {
         using var receiver = Open();
@@ -172,7 +172,7 @@ public sealed class OffloadTests
         Assert.Contains("Gro = false", error.Message, StringComparison.Ordinal);
     }
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("EINVAL")]
     [InlineData("EIO")]
     public async Task ForcedGsoFailure_FallsBackWithoutLosingADatagram(string error)
@@ -214,7 +214,7 @@ public sealed class OffloadTests
         Assert.Equal(Enumerable.Range(0, 64).Select(i => (long)i), seen);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task WildcardSocket_ReportsEachDatagramsOwnDestination()
     {
         using var receiver = Open(address: IPAddress.Any, packetInfo: true);
@@ -241,7 +241,7 @@ public sealed class OffloadTests
         Assert.Equal(two, destinations[2]);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task SendFromAChosenSourceAddress_AndEcnBits_ArriveAsSent()
     {
         using var receiver = Open(ecn: true);
@@ -272,7 +272,7 @@ public sealed class OffloadTests
         return datagrams;
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void MaxDatagramSize_OnLoopback_IsTheUdpLimit()
     {
         using var socket = Open();

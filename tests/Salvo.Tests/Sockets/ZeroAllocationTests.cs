@@ -17,7 +17,7 @@ public sealed class ZeroAllocationTests
     private const int InFlight = 1_024;
     private const int Slices = 10;
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void LinuxBatched_SendAndReceive_AllocateNothingPerDatagram() =>
         AssertZeroAllocation(DatagramBackend.LinuxBatched, payloadLength: 64);
@@ -26,12 +26,12 @@ public sealed class ZeroAllocationTests
     public void Portable_SendAndReceive_AllocateNothingPerDatagram() =>
         AssertZeroAllocation(DatagramBackend.Portable, payloadLength: 64);
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void LinuxBatched_LargeDatagrams_AllocateNothing() =>
         AssertZeroAllocation(DatagramBackend.LinuxBatched, payloadLength: 1380);
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void LinuxBatched_WithGsoAndGroOn_AllocatesNothing()
     {
@@ -41,22 +41,22 @@ public sealed class ZeroAllocationTests
         Assert.True(receiver.Gro);
     }
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public void IoUring_SendAndReceive_AllocateNothingPerDatagram() =>
         AssertZeroAllocation(DatagramBackend.IoUring, payloadLength: 64);
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public void IoUring_LargeDatagramsIntoFullSizeBuffers_AllocateNothing() =>
         AssertZeroAllocation(DatagramBackend.IoUring, payloadLength: 1380, receiveBufferSize: ReceiveBatch.DefaultBufferSize);
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public Task LinuxBatched_AsyncReceiveThatWaits_AllocatesNothingPerDatagram() =>
         AssertAsyncReceiveThatWaitsAllocatesNothing(DatagramBackend.LinuxBatched);
 
-    [IoUringFact]
+    [RequiresFact(Requirement.IoUring)]
     [SupportedOSPlatform("linux")]
     public Task IoUring_AsyncReceiveThatWaits_AllocatesNothingPerDatagram() =>
         AssertAsyncReceiveThatWaitsAllocatesNothing(DatagramBackend.IoUring);

@@ -13,7 +13,7 @@ public sealed class MessageTransportBurstTests
 {
     private const int Burst = 1_000;
 
-    [LinuxTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData(TransportMode.UdpFirst)]
     [InlineData(TransportMode.UdpOnly)]
     public async Task Defaults_1000MessagesOf64BytesBackToBack_AllDeliveredAndEchoed(TransportMode mode)
@@ -74,7 +74,7 @@ public sealed class MessageTransportBurstTests
         Assert.Equal(0, served.UdpKernelDrops);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task ServerWithATinyUdpBuffer_BurstWhileItsHandlerIsHeld_StatisticsCountTheKernelsDrops()
     {
         const int Sent = 200;

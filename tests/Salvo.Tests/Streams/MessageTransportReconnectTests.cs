@@ -62,7 +62,7 @@ public sealed class MessageTransportReconnectTests
     {
         var first = StartServer(new IPEndPoint(IPAddress.Loopback, 0));
         var endPoint = first.LocalEndPoint!;
-        await using var transport = Client(new MessageTransportOptions { Mode = TransportMode.TcpOnly, TcpReconnect = false, TcpReconnectFirstDelay = TimeSpan.FromMilliseconds(10) });
+        await using var transport = Client(new MessageTransportOptions { Mode = TransportMode.TcpOnly, TcpReconnect = false, TcpReconnectBackoff = new(TimeSpan.FromMilliseconds(10), TimeSpan.FromSeconds(5), 0.2) });
         var closed = new TaskCompletionSource<TcpConnectionClosedEventArgs>(TaskCreationOptions.RunContinuationsAsynchronously);
         transport.TcpConnectionClosed += (_, e) => closed.TrySetResult(e);
         await transport.ConnectAsync(endPoint);
@@ -97,9 +97,10 @@ public sealed class MessageTransportReconnectTests
     }
 
     [Theory]
-    [InlineData(nameof(MessageTransportOptions.TcpReconnectFirstDelay))]
-    [InlineData(nameof(MessageTransportOptions.TcpReconnectMaxDelay))]
-    [InlineData(nameof(MessageTransportOptions.TcpReconnectJitter))]
+    [InlineData("TcpReconnectBackoff.FirstDelay")]
+    [InlineData("TcpReconnectBackoff.MaxDelay")]
+    [InlineData("TcpReconnectBackoff.Jitter")]
+    [InlineData(nameof(MessageTransportOptions.TcpReconnectBackoff))]
     [InlineData(nameof(MessageTransportOptions.UdpReceiveBufferSize))]
     [InlineData(nameof(MessageTransportOptions.UdpSendBufferSize))]
     public void Options_BadReconnectOrBufferValue_ThrowsNamingIt(string option)
@@ -107,9 +108,10 @@ public sealed class MessageTransportReconnectTests
         var options = new MessageTransportOptions();
         switch (option)
         {
-            case nameof(MessageTransportOptions.TcpReconnectFirstDelay): options.TcpReconnectFirstDelay = TimeSpan.Zero; break;
-            case nameof(MessageTransportOptions.TcpReconnectMaxDelay): options.TcpReconnectMaxDelay = TimeSpan.FromMilliseconds(50); break;
-            case nameof(MessageTransportOptions.TcpReconnectJitter): options.TcpReconnectJitter = 1.5; break;
+            case "TcpReconnectBackoff.FirstDelay": options.TcpReconnectBackoff = options.TcpReconnectBackoff with { FirstDelay = TimeSpan.Zero }; break;
+            case "TcpReconnectBackoff.MaxDelay": options.TcpReconnectBackoff = options.TcpReconnectBackoff with { MaxDelay = TimeSpan.FromMilliseconds(50) }; break;
+            case "TcpReconnectBackoff.Jitter": options.TcpReconnectBackoff = options.TcpReconnectBackoff with { Jitter = 1.5 }; break;
+            case nameof(MessageTransportOptions.TcpReconnectBackoff): options.TcpReconnectBackoff = null!; break;
             case nameof(MessageTransportOptions.UdpReceiveBufferSize): options.UdpReceiveBufferSize = 0; break;
             default: options.UdpSendBufferSize = -1; break;
         }

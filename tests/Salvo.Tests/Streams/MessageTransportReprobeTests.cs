@@ -24,32 +24,10 @@ public sealed class MessageTransportReprobeTests
     private readonly ConcurrentDictionary<int, int> _echoCounts = new();
     private readonly Channel<int> _echoes = Channel.CreateUnbounded<int>();
 
-    [Fact]
-    public void UdpProbeSchedule_NoJitter_DoublesFromTheFirstDelayUpToTheCap()
-    {
-        var schedule = new UdpProbeSchedule(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), jitter: 0, new Random(1));
-
-        var delays = Enumerable.Range(0, 7).Select(_ => schedule.Next().TotalSeconds).ToArray();
-
-        Assert.Equal([5, 10, 20, 40, 60, 60, 60], delays);
-    }
-
-    [Fact]
-    public void UdpProbeSchedule_WithJitter_SpreadsEachDelayWithinItsShare()
-    {
-        var random = new Random(1);
-        var firsts = Enumerable.Range(0, 1000)
-            .Select(_ => new UdpProbeSchedule(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), jitter: 0.2, random).Next().TotalSeconds)
-            .ToArray();
-
-        Assert.All(firsts, delay => Assert.InRange(delay, 4, 6));
-        Assert.True(firsts.Min() < 4.5 && firsts.Max() > 5.5, $"delays {firsts.Min()} to {firsts.Max()} s are not spread");
-    }
-
     [Theory]
-    [InlineData(nameof(MessageTransportOptions.UdpReprobeFirstDelay))]
-    [InlineData(nameof(MessageTransportOptions.UdpReprobeMaxDelay))]
-    [InlineData(nameof(MessageTransportOptions.UdpReprobeJitter))]
+    [InlineData("UdpReprobeBackoff.FirstDelay")]
+    [InlineData("UdpReprobeBackoff.MaxDelay")]
+    [InlineData("UdpReprobeBackoff.Jitter")]
     [InlineData(nameof(MessageTransportOptions.SwitchGracePeriod))]
     [InlineData(nameof(MessageTransportOptions.UdpKeepaliveInterval))]
     [InlineData(nameof(MessageTransportOptions.UdpKeepaliveMisses))]
@@ -57,9 +35,9 @@ public sealed class MessageTransportReprobeTests
     {
         var options = option switch
         {
-            nameof(MessageTransportOptions.UdpReprobeFirstDelay) => new MessageTransportOptions { UdpReprobeFirstDelay = TimeSpan.Zero },
-            nameof(MessageTransportOptions.UdpReprobeMaxDelay) => new MessageTransportOptions { UdpReprobeMaxDelay = TimeSpan.FromSeconds(1) },
-            nameof(MessageTransportOptions.UdpReprobeJitter) => new MessageTransportOptions { UdpReprobeJitter = 1.5 },
+            "UdpReprobeBackoff.FirstDelay" => new MessageTransportOptions { UdpReprobeBackoff = new(TimeSpan.Zero, TimeSpan.FromSeconds(60), 0.2) },
+            "UdpReprobeBackoff.MaxDelay" => new MessageTransportOptions { UdpReprobeBackoff = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(1), 0.2) },
+            "UdpReprobeBackoff.Jitter" => new MessageTransportOptions { UdpReprobeBackoff = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), 1.5) },
             nameof(MessageTransportOptions.SwitchGracePeriod) => new MessageTransportOptions { SwitchGracePeriod = TimeSpan.FromSeconds(-1) },
             nameof(MessageTransportOptions.UdpKeepaliveInterval) => new MessageTransportOptions { UdpKeepaliveInterval = TimeSpan.Zero },
             _ => new MessageTransportOptions { UdpKeepaliveMisses = -1 },
@@ -306,7 +284,7 @@ public sealed class MessageTransportReprobeTests
             UdpReprobe = reprobe,
             UdpKeepaliveInterval = Keepalive,
             UdpKeepaliveMisses = keepaliveMisses,
-            UdpReprobeJitter = 0,
+            UdpReprobeBackoff = new MessageTransportOptions().UdpReprobeBackoff with { Jitter = 0 },
             SwitchGracePeriod = Grace,
             TimeProvider = _clock,
         },

@@ -20,7 +20,7 @@ public sealed class StreamBatchSendTests
         Assert.InRange(sends, 1, 2);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task QueueSpanningManyBlocks_LeavesInOneGatheredSend_AndArrivesWholeInOrder()
     {
         var messages = Enumerable.Range(0, 24).Select(i => StreamTestKit.Message(i, 2_000 + i)).ToArray(); // 12 blocks of 4 KiB

@@ -14,7 +14,7 @@ namespace Salvo.Tests.Xdp;
 [SupportedOSPlatform("linux")]
 public sealed class AfXdpBackendTests
 {
-    [AfXdpLabTheory]
+    [RequiresTheory(Requirement.AfXdpLab)]
     [InlineData(false)]
     [InlineData(true)]
     public void AfXdpSocket_ExchangesDatagramsWithAKernelSocketOfThePeer_ThroughItsProgram(bool busyPoll)
@@ -40,7 +40,7 @@ public sealed class AfXdpBackendTests
         Assert.DoesNotContain("prog/xdp", NetworkLab.Exec(lab.HostA, "ip", $"-d link show {lab.InterfaceA}"), StringComparison.Ordinal);
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public async Task BothEndsOnAfXdp_TwentyThousandSequencedDatagrams_ArriveIntact_AsyncOnOneSideBlockingOnTheOther()
     {
         const int Total = 20_000;
@@ -101,7 +101,7 @@ public sealed class AfXdpBackendTests
         Assert.All(seen, Assert.True);
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void DatagramLargerThanItsBuffer_IsReportedTruncated_AndTheNextArrivesWhole()
     {
         using var lab = new NetworkLab();
@@ -128,7 +128,7 @@ public sealed class AfXdpBackendTests
         Assert.Equal(1, xdp.GetStatistics().TruncatedDatagrams);
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void BothEndsOnAfXdp_FromFreshNamespaces_TheFirstRequestIsAnsweredAtOnce()
     {
         // Neither kernel knows the other's Ethernet address yet: the request leaves through A's UDP socket (which makes
@@ -153,7 +153,7 @@ public sealed class AfXdpBackendTests
         }
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void FramesBeyondAFullRxRing_AreCountedAsKernelDrops()
     {
         using var lab = new NetworkLab();
@@ -184,7 +184,7 @@ public sealed class AfXdpBackendTests
         Assert.InRange(xdp.GetStatistics().KernelDrops ?? 0, 1, (64 * 64) - 2_048);
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public async Task Dispose_DuringPendingAsyncReceive_EndsItWithinOneSecond()
     {
         using var lab = new NetworkLab();
@@ -198,7 +198,7 @@ public sealed class AfXdpBackendTests
         await Assert.ThrowsAsync<ObjectDisposedException>(() => pending.WaitAsync(TimeSpan.FromSeconds(1)));
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void SecondAfXdpSocketOnTheSameInterface_IsRefusedNamingTheQueue()
     {
         using var lab = new NetworkLab();
@@ -211,7 +211,7 @@ public sealed class AfXdpBackendTests
         Assert.Contains("queue 0", refusal.Message, StringComparison.Ordinal);
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void BothEndsOnAfXdp_SendAndReceive_AllocateNothingPerDatagram()
     {
         using var lab = new NetworkLab();

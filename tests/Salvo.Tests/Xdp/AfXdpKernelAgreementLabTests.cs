@@ -36,7 +36,7 @@ public sealed class AfXdpKernelAgreementLabTests
         "zero IPv6 UDP checksum", "bytes after the UDP datagram",
     ];
 
-    [AfXdpLabTheory]
+    [RequiresTheory(Requirement.AfXdpLab)]
     [MemberData(nameof(Rows))]
     public void RawFrame_IsDeliveredOrDroppedByAfXdpAsByTheKernel(string row)
     {
@@ -44,7 +44,7 @@ public sealed class AfXdpKernelAgreementLabTests
         AssertBothAgree(lab, NetworkLab.AddressA, row, (port, hostMac, peerMac) => Build(row, port, hostMac, peerMac), countsADrop: row != "fragment");
     }
 
-    [AfXdpLabTheory]
+    [RequiresTheory(Requirement.AfXdpLab)]
     [MemberData(nameof(IPv6Rows))]
     public void RawIPv6Frame_IsDeliveredOrDroppedByAfXdpAsByTheKernel(string row)
     {
@@ -92,7 +92,7 @@ public sealed class AfXdpKernelAgreementLabTests
         }
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void SourcePortZero_TheKernelDelivers_AfXdpDropsAndCountsIt()
     {
         // The one deliberate difference: no reply can go to port 0 (the kernel itself refuses to send there).
@@ -113,7 +113,7 @@ public sealed class AfXdpKernelAgreementLabTests
         Assert.Equal(1, xdp.GetStatistics().MalformedFramesByReason[FrameDropReason.ZeroSourcePort]);
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void AfXdpSocket_RefusesToSendToPortZero_AsTheKernelDoes()
     {
         using var lab = new NetworkLab();

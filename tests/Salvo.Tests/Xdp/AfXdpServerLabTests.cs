@@ -20,7 +20,7 @@ public sealed class AfXdpServerLabTests
     private const int Rounds = 10;
     private const int PerRound = 20;
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public async Task EchoServerOnAfXdp_AnswersEveryDatagramOfABurst_AndCountsAMalformedFrameWithoutHandlingIt()
     {
         using var lab = new NetworkLab();
@@ -74,7 +74,7 @@ public sealed class AfXdpServerLabTests
         Assert.Equal(1, server.GetWorkerStatistics(0).MalformedFrames);
     }
 
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void AfXdpSocket_AFrameForItsPortWithAWrongUdpLength_IsCountedAndNotDelivered()
     {
         using var lab = new NetworkLab();

@@ -10,7 +10,7 @@ namespace Salvo.Tests.Xdp;
 [SupportedOSPlatform("linux")]
 public sealed class NeighbourLookupLabTests
 {
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Resolve_BeforeAndAfterAPing_RefusesClearlyThenFindsThePeersMac()
     {
         using var lab = new NetworkLab();
@@ -30,7 +30,7 @@ public sealed class NeighbourLookupLabTests
         Assert.NotEqual(default, path.Interface.Address);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Resolve_IPv6Peer_FindsItsMacAfterAPing()
     {
         using var lab = new NetworkLab();
@@ -48,7 +48,7 @@ public sealed class NeighbourLookupLabTests
         Assert.Equal(lab.InterfaceA, path.Interface.Name);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Resolve_OffLinkDestination_TakesTheGatewaysMac()
     {
         using var lab = new NetworkLab();
@@ -62,7 +62,7 @@ public sealed class NeighbourLookupLabTests
         Assert.Equal(macOfB, path.NextHopMac);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void InterfaceOf_AnAddressNoInterfaceHolds_IsRefusedNamingIt()
     {
         using var lab = new NetworkLab();

@@ -20,7 +20,7 @@ public sealed partial class XdpRedirectLabTests
     private const int F_SETFD = 2;
     private const int FD_CLOEXEC = 1;
 
-    [XdpFact(needsLab: true)]
+    [RequiresFact(Requirement.Netns | Requirement.Bpf)]
     public void Attach_ThenDispose_LeavesNoProgram()
     {
         using var lab = new NetworkLab();
@@ -42,7 +42,7 @@ public sealed partial class XdpRedirectLabTests
         Assert.Equal(0, LinkOfB(lab).XdpAttached);
     }
 
-    [XdpFact(needsLab: true)]
+    [RequiresFact(Requirement.Netns | Requirement.Bpf)]
     public void Attach_GenericMode_IsReportedAndDetaches()
     {
         using var lab = new NetworkLab();
@@ -56,7 +56,7 @@ public sealed partial class XdpRedirectLabTests
         Assert.Equal(0, LinkOfB(lab).XdpAttached);
     }
 
-    [XdpFact(needsLab: true)]
+    [RequiresFact(Requirement.Netns | Requirement.Bpf)]
     public void Attach_InterfaceWithoutNativeXdp_FallsBackToGenericAndSaysWhy()
     {
         // The loopback device's driver has no XDP hook of its own (no ndo_bpf), so only generic mode attaches.
@@ -71,7 +71,7 @@ public sealed partial class XdpRedirectLabTests
         Assert.Contains("xdpgeneric", NetworkLab.Exec(lab.HostB, "ip", "-d link show dev lo"), StringComparison.Ordinal);
     }
 
-    [XdpFact(needsLab: true)]
+    [RequiresFact(Requirement.Netns | Requirement.Bpf)]
     public void Attach_WhereAProgramIsAttached_IsRefusedNamingTheInterfaceAndProgram()
     {
         using var lab = new NetworkLab();
@@ -84,7 +84,7 @@ public sealed partial class XdpRedirectLabTests
         Assert.Contains("prog/xdp", IpLink(lab), StringComparison.Ordinal);
     }
 
-    [XdpFact(needsLab: true)]
+    [RequiresFact(Requirement.Netns | Requirement.Bpf)]
     public void RegisterSocket_NotAnXdpSocket_IsRefusedNamingTheQueue()
     {
         using var lab = new NetworkLab();
@@ -97,7 +97,7 @@ public sealed partial class XdpRedirectLabTests
         Assert.Throws<ArgumentOutOfRangeException>(() => redirect.RegisterSocket(redirect.QueueCount, udp.SafeHandle));
     }
 
-    [XdpFact(needsLab: true)]
+    [RequiresFact(Requirement.Netns | Requirement.Bpf)]
     public void KilledHolderOfTheLink_LeavesNoProgram()
     {
         using var lab = new NetworkLab();
@@ -141,7 +141,7 @@ public sealed partial class XdpRedirectLabTests
         Assert.DoesNotContain("prog/xdp", IpLink(lab), StringComparison.Ordinal);
     }
 
-    [XdpFact(needsLab: true)]
+    [RequiresFact(Requirement.Netns | Requirement.Bpf)]
     public void WhileAttached_PingAndOtherPorts_StillReachTheKernel()
     {
         using var lab = new NetworkLab();

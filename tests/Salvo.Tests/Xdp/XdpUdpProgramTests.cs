@@ -22,7 +22,7 @@ public sealed class XdpUdpProgramTests
     private static readonly DatagramAddress s_v6Source = DatagramAddress.Create(IPAddress.Parse("2001:db8::1"), 999);
     private static readonly DatagramAddress s_v6Bound = DatagramAddress.Create(IPAddress.Parse("2001:db8::2"), Port);
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_ForEitherFamily_IsAcceptedByTheVerifier()
     {
         using var map = BpfObjects.CreateXskMap(4);
@@ -32,7 +32,7 @@ public sealed class XdpUdpProgramTests
         Assert.False(program.IsInvalid);
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_WithBoundAddresses_IsAcceptedByTheVerifier()
     {
         using var map = BpfObjects.CreateXskMap(1);
@@ -44,7 +44,7 @@ public sealed class XdpUdpProgramTests
         Assert.False(v6.IsInvalid);
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Load_ProgramTheVerifierRefuses_ReportsTheVerifiersLog()
     {
         // Reads the packet without comparing against data_end first.
@@ -61,7 +61,7 @@ public sealed class XdpUdpProgramTests
         Assert.Contains("invalid access to packet", error.Message, StringComparison.Ordinal);
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_AnyAddress_RedirectsOnlyUdpToTheBoundPort()
     {
         using var run = new Runner(new XdpUdpMatch(Port));
@@ -74,7 +74,7 @@ public sealed class XdpUdpProgramTests
         Assert.Equal(XDP_PASS, run.Verdict(Frame(s_v4Bound, s_v4Source)));
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_OtherTraffic_GoesToTheKernel()
     {
         using var run = new Runner(new XdpUdpMatch(Port));
@@ -89,7 +89,7 @@ public sealed class XdpUdpProgramTests
         Assert.Equal(XDP_PASS, run.Verdict(With(Frame(s_v6Source, s_v6Bound), f => f[20] = 0)));
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_TruncatedFrames_GoToTheKernel()
     {
         using var run = new Runner(new XdpUdpMatch(Port));
@@ -108,7 +108,7 @@ public sealed class XdpUdpProgramTests
         }
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_IPv4Options_AreSteppedOver()
     {
         using var run = new Runner(new XdpUdpMatch(Port));
@@ -124,7 +124,7 @@ public sealed class XdpUdpProgramTests
         Assert.Equal(XDP_PASS, run.Verdict(With(withOptions, f => f[40] ^= 0xFF)));
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_OneVlanTag_IsSteppedOver()
     {
         using var run = new Runner(new XdpUdpMatch(Port));
@@ -137,7 +137,7 @@ public sealed class XdpUdpProgramTests
         Assert.Equal(XDP_DROP, run.Verdict(tagged));
     }
 
-    [XdpFact]
+    [RequiresFact(Requirement.Bpf)]
     public void Program_BoundAddress_RedirectsOnlyThatDestinationAndFamily()
     {
         using var v4 = new Runner(new XdpUdpMatch(Port, IPAddress.Parse("198.18.0.2")));

@@ -10,7 +10,7 @@ namespace Salvo.Tests.Xdp;
 [SupportedOSPlatform("linux")]
 public sealed class XskSocketTests
 {
-    [AfXdpLabFact]
+    [RequiresFact(Requirement.AfXdpLab)]
     public void FrameOnTheTxRing_ReachesTheKernelSocketOfThePeer_AndItsFrameComesBackOnTheCompletionRing()
     {
         using var lab = new NetworkLab();

@@ -66,7 +66,7 @@ public sealed class WireGuardConfigParserTests
         var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\nTcpFallbackProbeAfterMs = 500\nTcpFallbackProbeTimeoutMs = 1500\n");
         Assert.Equal(TimeSpan.FromMilliseconds(500), config.TcpFallback.ProbeAfter);
         Assert.Equal(TimeSpan.FromMilliseconds(1500), config.TcpFallback.ProbeTimeout);
-        Assert.Equal(new TcpFallbackOptions().UdpReprobeFirstDelay, config.TcpFallback.UdpReprobeFirstDelay);
+        Assert.Equal(new TcpFallbackOptions().UdpReprobeBackoff, config.TcpFallback.UdpReprobeBackoff);
     }
 
     [Fact]

@@ -1,6 +1,5 @@
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
-using Salvo.Tests;
 using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Tunnel.Tests.Control;
@@ -16,7 +15,7 @@ public sealed class ControlSocketDirectoryTests : IDisposable
 
     public void Dispose() => Directory.Delete(_root, recursive: true);
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void Start_DirectoryWritableByOthers_IsSetBackTo0755()
     {
         var directory = Path.Combine(_root, "wireguard");
@@ -31,7 +30,7 @@ public sealed class ControlSocketDirectoryTests : IDisposable
         }
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void Start_DirectoryIsALink_IsRefusedAndTheTargetUntouched()
     {
         var target = Path.Combine(_root, "elsewhere");

@@ -16,7 +16,7 @@ public sealed class KernelTunMtuTests
 {
     private const string InterfaceName = "mtun0";
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Mtu_ReadsWhatIpLinkAndSetMtuSet()
     {
         using var lab = new NetworkLab();
@@ -30,10 +30,10 @@ public sealed class KernelTunMtuTests
         Assert.Contains("mtu 65535", NetworkLab.Exec(lab.HostA, "ip", $"link show dev {InterfaceName}"), StringComparison.Ordinal);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void ReadBatch_WithoutOffloads_PacketLongerThanTheSlots_IsCountedAndTheNextIsRead() => PacketLongerThanTheSlots(offloads: false);
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void ReadBatch_WithOffloads_PacketLongerThanTheSlots_IsCountedAndTheNextIsRead() => PacketLongerThanTheSlots(offloads: true);
 
     private static void PacketLongerThanTheSlots(bool offloads)

@@ -19,16 +19,16 @@ public sealed class KernelTunOffloadTests
     private const int DatagramSize = 1_300;
     private const int Datagrams = 3;
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void ReadBatch_WithOffloads_CutsTheKernelsUdpSuperPacket() => ReadBatch_GsoSend_ArrivesAsDatagramsWithValidChecksums(offloads: true);
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void ReadBatch_WithoutOffloads_ReadsEachDatagram() => ReadBatch_GsoSend_ArrivesAsDatagramsWithValidChecksums(offloads: false);
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Write_WithOffloads_JoinsOneFlowIntoOneWrite() => Write_DatagramsOfOneFlow_ReachTheSocketWhole(offloads: true);
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Write_WithoutOffloads_WritesEachDatagram() => Write_DatagramsOfOneFlow_ReachTheSocketWhole(offloads: false);
 
     private static void ReadBatch_GsoSend_ArrivesAsDatagramsWithValidChecksums(bool offloads)

@@ -25,7 +25,7 @@ public sealed class TcpFallbackLiveChangeTests : IDisposable
         _remote.Stop();
     }
 
-    [MarkFact]
+    [RequiresFact(Requirement.Linux | Requirement.Root)]
     public void FwMark_TcpFallback_OnTheListenerAndOnEachDialBeforeConnect()
     {
         var device = Start(fwMark: 0x1234);
@@ -34,7 +34,7 @@ public sealed class TcpFallbackLiveChangeTests : IDisposable
         Assert.Equal(0x1234u, DialAndReadMark(device));
     }
 
-    [MarkFact]
+    [RequiresFact(Requirement.Linux | Requirement.Root)]
     public void FwMark_ChangedLive_NewDialsAndTheListenerTakeItAndZeroClearsIt()
     {
         var device = Start(fwMark: 0);
@@ -49,7 +49,7 @@ public sealed class TcpFallbackLiveChangeTests : IDisposable
         Assert.Equal(0u, DialAndReadMark(device));
     }
 
-    [MarkFact]
+    [RequiresFact(Requirement.Linux | Requirement.Root)]
     public void ListenPort_ChangedLive_TheNewListenerCarriesTheMark()
     {
         var device = Start(fwMark: 0x1234);

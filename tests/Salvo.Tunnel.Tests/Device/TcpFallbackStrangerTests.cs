@@ -65,7 +65,7 @@ public sealed class TcpFallbackStrangerTests(ITestOutputHelper output)
         Assert.True(timedOut < 30, $"{timedOut} lines for 30 closes");
     }
 
-    [OpenFilesFact(needed: 4096)]
+    [RequiresFact(OpenFiles = 4096)]
     public void AThousandJunkConnectionsFromFiftySources_APeersConnectionCarriesAtLeastNinetyPercent()
     {
         // 1,000 client sockets here and up to 2 x 256 + 20 accepted by B, all in this process. 50 sources share the 256

@@ -6,7 +6,7 @@ namespace Salvo.Tunnel.Tests.Device;
 /// <summary>The device's socket is dual-stack: a peer reached over IPv6 and one over IPv4 both work.</summary>
 public sealed class TunnelDeviceDualStackTests
 {
-    [IPv6Theory]
+    [RequiresTheory(Requirement.IPv6)]
     [InlineData("::1")]
     [InlineData("127.0.0.1")]
     public void PeerEndpoint_EitherFamily_CarriesPacketsBothWays(string loopback)

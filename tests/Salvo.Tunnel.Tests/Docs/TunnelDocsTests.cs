@@ -22,7 +22,7 @@ public sealed class TunnelDocsTests
         Assert.Equal(compiled, example);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     [SupportedOSPlatform("linux")]
     public void FromCodeExample_InANamespace_StartsReportsAndStops()
     {

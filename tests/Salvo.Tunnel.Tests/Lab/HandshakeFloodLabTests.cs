@@ -22,7 +22,7 @@ public sealed partial class HandshakeFloodLabTests(ITestOutputHelper output)
         TunnelDropReason.StaleTimestamp, TunnelDropReason.InitiationFlood,
     ];
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab)]
     public void SpoofedFlood_TransferKeepsItsRate_RestartedEndReconnects_DropsAddUp()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);

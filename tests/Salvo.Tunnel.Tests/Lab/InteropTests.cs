@@ -9,7 +9,7 @@ namespace Salvo.Tunnel.Tests.Lab;
 [Collection(TunnelLabCollection.Name)]
 public sealed class InteropTests
 {
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.WireGuardGo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo)]
     public void SalvoInitiator_WireGuardGoResponder_PingAndIperfBothWays()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.WireGuardGo);
@@ -18,7 +18,7 @@ public sealed class InteropTests
         AssertNothingRefused(lab.SalvoA);
     }
 
-    [TunnelLabFact(TunnelEnd.WireGuardGo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo)]
     public void WireGuardGoInitiator_SalvoResponder_PingAndIperfBothWays()
     {
         using var lab = new TunnelLab(TunnelEnd.WireGuardGo, TunnelEnd.Salvo);
@@ -28,7 +28,7 @@ public sealed class InteropTests
         AssertNothingRefused(lab.SalvoB);
     }
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab)]
     public void SalvoToSalvo_PingAndIperfBothWays()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
@@ -39,7 +39,7 @@ public sealed class InteropTests
         AssertNothingRefused(lab.SalvoB);
     }
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab)]
     [SupportedOSPlatform("linux")]
     public void SalvoToSalvo_WithOffloads_CutsAndJoinsSuperPacketsBothWays()
     {
@@ -57,7 +57,7 @@ public sealed class InteropTests
         }
     }
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab)]
     [SupportedOSPlatform("linux")]
     public void SalvoToSalvo_WithoutOffloads_CarriesTrafficPacketByPacket()
     {

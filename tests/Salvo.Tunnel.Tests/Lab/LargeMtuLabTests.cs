@@ -16,14 +16,14 @@ public sealed class LargeMtuLabTests
     private const int LargestCarried = 65_475;
     private static readonly int[] s_mtus = [1_420, 1_500, 9_000, LargestCarried];
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab)]
     public void SalvoToSalvo_MtuRaisedWhileRunning_PingAndTcpCrossAtEachMtu()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo, underlayMtu: 65_535);
         AssertEachMtuCarries(lab);
     }
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.WireGuardGo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo)]
     public void SalvoToWireGuardGo_MtuRaisedWhileRunning_PingAndTcpCrossAtEachMtu()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.WireGuardGo, underlayMtu: 65_535);

@@ -4,7 +4,7 @@ namespace Salvo.Tunnel.Tests.Lab;
 [Collection(TunnelLabCollection.Name)]
 public sealed class RefusalTests
 {
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab)]
     public void WrongKey_HandshakeRefusedWithLoggedReason_NothingDelivered()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo, keyBExpectsForA: WireGuardKey.GeneratePrivateKey().DerivePublicKey());
@@ -19,7 +19,7 @@ public sealed class RefusalTests
         Assert.Contains(lab.LoggerB.Entries, e => e.Contains("not a configured peer", StringComparison.Ordinal) && e.Contains("198.18.0.1", StringComparison.Ordinal));
     }
 
-    [TunnelLabFact(TunnelEnd.WireGuardGo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo)]
     public void SourceOutsideAllowedIps_RefusedWithLoggedReason_NothingDelivered_AllowedSourceStillPasses()
     {
         using var lab = new TunnelLab(TunnelEnd.WireGuardGo, TunnelEnd.Salvo);

@@ -12,7 +12,7 @@ public sealed class RekeyUnderTrafficTests
 {
     private const double Speedup = 60;
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.Salvo)]
+    [RequiresFact(Requirement.TunnelLab)]
     public void SalvoToSalvo_TransferKeepsGoingAcrossRekeys()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo, new ScaledClock(Speedup));
@@ -25,7 +25,7 @@ public sealed class RekeyUnderTrafficTests
         Assert.Equal(0, lab.SalvoB.Engine.Counters[TunnelDropReason.Expired]);
     }
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.WireGuardGo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo)]
     public void SalvoInitiatorToWireGuardGo_TransferKeepsGoingAcrossRekeys()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.WireGuardGo, new ScaledClock(Speedup));

@@ -17,13 +17,13 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
     private const double BlockAt = 4;
     private const double UnblockAt = 14;
 
-    [TunnelNftablesLabFact]
+    [RequiresFact(Requirement.TunnelLab, Tools = ["nft"])]
     public void UdpBlockedMidTransfer_AToB_MovesToTcpAndBack_WithoutLongStall() => Run(reverse: false);
 
-    [TunnelNftablesLabFact]
+    [RequiresFact(Requirement.TunnelLab, Tools = ["nft"])]
     public void UdpBlockedMidTransfer_BToA_TheResponderDials_MovesToTcpAndBack_WithoutLongStall() => Run(reverse: true);
 
-    [TunnelNftablesLabFact]
+    [RequiresFact(Requirement.TunnelLab, Tools = ["nft"])]
     public void UdpBlockedFromTheStart_TheTunnelComesUpOverTcp()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
@@ -45,7 +45,7 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
         Assert.Equal(TunnelPath.Tcp, lab.SalvoB!.Engine.GetPeers()[0].Path);
     }
 
-    [TunnelNftablesLabFact]
+    [RequiresFact(Requirement.TunnelLab, Tools = ["nft"])]
     public void TcpConnectionGoesSilent_TheDialerLeavesIt_AndComesBackOverANewOne()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
@@ -82,7 +82,7 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
         return false;
     }
 
-    [TunnelNftablesLabFact(TunnelEnd.WireGuardGo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo, Tools = ["nft"])]
     public void WireGuardGoPeer_UdpBlockedForAWhile_TcpRefused_StaysOnUdpAndRecovers()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.WireGuardGo);
@@ -191,14 +191,5 @@ public sealed class TcpFallbackLabTests(ITestOutputHelper output)
         }
 
         return longest * IntervalSeconds;
-    }
-}
-
-/// <summary>A fact that needs the Salvo-to-Salvo tunnel lab and nftables; skipped with the reason otherwise.</summary>
-public sealed class TunnelNftablesLabFactAttribute : FactAttribute
-{
-    public TunnelNftablesLabFactAttribute(TunnelEnd peer = TunnelEnd.Salvo)
-    {
-        Skip = TunnelLab.WhyUnavailable(TunnelEnd.Salvo, peer) ?? (UdpBlock.Available ? null : "nftables (nft) is not installed");
     }
 }

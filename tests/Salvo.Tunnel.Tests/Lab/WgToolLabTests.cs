@@ -15,7 +15,7 @@ public sealed class WgToolLabTests
 {
     private static readonly string s_prefix = $"sw{Environment.ProcessId % 1_000_000}";
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.WireGuardGo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo)]
     public void Wg_ShowSetSyncconfShowconf_WorkOnSalvoWhilePingLosesNothing()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.WireGuardGo, interfaceNames: ($"{s_prefix}a", $"{s_prefix}b"));
@@ -69,7 +69,7 @@ public sealed class WgToolLabTests
         }
     }
 
-    [TunnelLabFact(TunnelEnd.Salvo, TunnelEnd.WireGuardGo)]
+    [RequiresFact(Requirement.TunnelLab | Requirement.WireGuardGo)]
     [SupportedOSPlatform("linux")]
     public void WgShowAllDump_SalvoAndWireGuardGoWithOneConfiguration_HaveTheSameFields()
     {

@@ -1,7 +1,6 @@
 using System.Buffers.Binary;
 using System.Net;
 using System.Net.Sockets;
-using Salvo.Tests;
 using Salvo.Tests.Lab;
 using Salvo.Tunnel.Pal;
 
@@ -19,7 +18,7 @@ public sealed class TunDeviceTests
     private const int UdpHeaderSize = 8;
     private const int IPv4HeaderSize = 20;
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Write_UdpPacketToTheInterfacesAddress_ReachesASocketThere()
     {
         using var lab = new NetworkLab();
@@ -37,7 +36,7 @@ public sealed class TunDeviceTests
         Assert.Equal(new IPEndPoint(IPAddress.Parse(RemoteAddress), 4000), from);
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Read_DatagramRoutedIntoTheInterface_ArrivesAsOneWholeIPPacket()
     {
         using var lab = new NetworkLab();
@@ -68,7 +67,7 @@ public sealed class TunDeviceTests
         Assert.Fail("32 packets came out of the device, none of them the IPv4 datagram sent");
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void TryRead_NothingQueued_ReturnsZeroAtOnce()
     {
         // A link that is down carries nothing, not even the kernel's own neighbour discovery.
@@ -79,7 +78,7 @@ public sealed class TunDeviceTests
         Assert.Equal(0, device.TryRead(new byte[2048]));
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Dispose_InterfaceTheDeviceCreated_IsRemoved()
     {
         using var lab = new NetworkLab();
@@ -93,7 +92,7 @@ public sealed class TunDeviceTests
         Assert.Throws<ObjectDisposedException>(() => device.TryRead(new byte[64]));
     }
 
-    [LabFact]
+    [RequiresFact(Requirement.Netns)]
     public void Open_EmptyName_KernelPicksATunName()
     {
         using var lab = new NetworkLab();
@@ -103,7 +102,7 @@ public sealed class TunDeviceTests
         Assert.Contains(device.Name, NetworkLab.Exec(lab.HostA, "ip", "-o link show"), StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public void Open_NameLongerThanTheKernelTakes_FailsNamingTheLimitBeforeOpeningAnything()
     {
         var error = Assert.Throws<ArgumentException>(() => TunnelPlatform.Current.OpenTunDevice("sixteen-letters!"));

@@ -121,13 +121,38 @@ public sealed class TcpFallbackTests
     }
 
     [Fact]
-    public void OnTcp_UdpProbes_BackOffFromFiveSecondsDoublingToSixty()
+    public void OnTcp_UdpProbes_BackOffFromFiveSecondsDoublingToSixty() =>
+        Assert.Equal([5.0, 15.0, 35.0, 75.0, 135.0, 195.0], ProbeTimes(FallbackPair.Timers));
+
+    [Fact]
+    public void OnTcp_UdpProbes_FollowTheConfiguredRetryBackoff()
     {
-        using var pair = new FallbackPair();
+        var timers = new TcpFallbackOptions { UdpReprobeBackoff = new(TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(8), Jitter: 0) };
+
+        Assert.Equal([2.0, 6.0, 14.0, 22.0, 30.0, 38.0], ProbeTimes(timers, seconds: 40));
+    }
+
+    [Theory]
+    [InlineData(0.0, 60.0, 0.2, "UdpReprobeBackoff.FirstDelay")]
+    [InlineData(5.0, 1.0, 0.2, "UdpReprobeBackoff.MaxDelay")]
+    [InlineData(5.0, 60.0, 1.5, "UdpReprobeBackoff.Jitter")]
+    public void UdpReprobeBackoff_Invalid_IsRefusedNamingIt(double first, double max, double jitter, string option)
+    {
+        var options = new TcpFallbackOptions { UdpReprobeBackoff = new(TimeSpan.FromSeconds(first), TimeSpan.FromSeconds(max), jitter) };
+
+        var error = Assert.Throws<ArgumentOutOfRangeException>(options.Validate);
+        Assert.Equal(option, error.ParamName);
+        Assert.StartsWith(option, error.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>When, in seconds after falling back, Alice's UDP probes go out over <paramref name="seconds"/>.</summary>
+    private static List<double> ProbeTimes(TcpFallbackOptions timers, int seconds = 200)
+    {
+        using var pair = new FallbackPair(timers: timers);
         FallBack(pair);
         var probeTimes = new List<double>();
         var elapsed = 0.0;
-        pair.Run(TimeSpan.FromSeconds(200), () =>
+        pair.Run(TimeSpan.FromSeconds(seconds), () =>
         {
             elapsed += 0.1;
             var dropped = pair.UdpDropped;
@@ -139,8 +164,8 @@ public sealed class TcpFallbackTests
             }
         });
 
-        Assert.Equal([5.0, 15.0, 35.0, 75.0, 135.0, 195.0], probeTimes);
         Assert.Equal(TunnelPath.Tcp, pair.AlicePath);
+        return probeTimes;
     }
 
     [Fact]

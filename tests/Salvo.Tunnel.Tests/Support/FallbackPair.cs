@@ -18,10 +18,13 @@ internal sealed class FallbackPair : IDisposable
     public static readonly DatagramAddress BobTcp = TcpPathAddress.Create(2);
 
     /// <summary>No jitter, so the probe schedule is exactly 5, 10, 20, 40, 60, 60 s.</summary>
-    public static readonly TcpFallbackOptions Timers = new() { Jitter = 0 };
+    public static readonly TcpFallbackOptions Timers = new() { UdpReprobeBackoff = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), Jitter: 0) };
 
-    public FallbackPair(TcpFallbackMode aliceMode = TcpFallbackMode.Auto, TcpFallbackMode bobMode = TcpFallbackMode.Auto)
+    private readonly TcpFallbackOptions _timers;
+
+    public FallbackPair(TcpFallbackMode aliceMode = TcpFallbackMode.Auto, TcpFallbackMode bobMode = TcpFallbackMode.Auto, TcpFallbackOptions? timers = null)
     {
+        _timers = timers ?? Timers;
         var aliceKey = WireGuardKey.GeneratePrivateKey();
         var bobKey = WireGuardKey.GeneratePrivateKey();
         AlicePeer = bobKey.DerivePublicKey();
@@ -170,7 +173,7 @@ internal sealed class FallbackPair : IDisposable
         new TunnelConfiguration
         {
             PrivateKey = key,
-            TcpFallback = Timers,
+            TcpFallback = _timers,
             Peers = [new PeerConfiguration { PublicKey = peer, AllowedIps = [IPPrefix.Parse(allowed)], Endpoint = endpoint, TcpFallback = mode }],
         },
         Clock,

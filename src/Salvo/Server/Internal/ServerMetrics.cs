@@ -11,8 +11,6 @@ namespace Salvo.Server;
 /// </summary>
 internal sealed class ServerMetrics : IDisposable
 {
-    private static readonly string[] s_dropReasons = [DropReason.QueueFull, DropReason.Truncated, DropReason.Stopped];
-
     private readonly KeyValuePair<string, object?>[] _tags;
     private readonly KeyValuePair<string, object?>[][] _dropTags;
 
@@ -24,7 +22,8 @@ internal sealed class ServerMetrics : IDisposable
     {
         var meter = SalvoMeter.Get(meterFactory);
         _tags = [new("network.transport", "udp"), new("network.type", family == AddressFamily.InterNetworkV6 ? "ipv6" : "ipv4"), new("server.port", port)];
-        _dropTags = [.. s_dropReasons.Select(reason => (KeyValuePair<string, object?>[])[.. _tags, new(SalvoMeter.DropReasonTag, reason)])];
+        _dropTags = [.. DatagramDropCounts.Reasons.Select(reason =>
+            (KeyValuePair<string, object?>[])[.. _tags, new(SalvoMeter.DropReasonTag, DatagramDropCounts.NameOf(reason))])];
         _statistics = statistics;
 
         meter.CreateObservableCounter("salvo.server.datagrams.received", () => Observe(s => s.DatagramsReceived), "{datagram}", "Datagrams received.");
@@ -36,7 +35,7 @@ internal sealed class ServerMetrics : IDisposable
         meter.CreateObservableCounter("salvo.server.bytes.sent", () => Observe(s => s.BytesSent), "By", "Payload bytes of replies sent.");
         meter.CreateObservableCounter(
             "salvo.server.datagrams.dropped", ObserveDrops, "{datagram}",
-            "Datagrams dropped after receiving, by error.type: queue_full, truncated, stopped.");
+            "Datagrams dropped after receiving, by error.type (snake_case of DatagramDropReason, e.g. queue_full).");
         meter.CreateObservableCounter("salvo.server.handler.errors", () => Observe(s => s.HandlerErrors), "{error}", "Handler calls that threw.");
         meter.CreateObservableUpDownCounter("salvo.server.queue.depth", () => Observe(s => s.QueueDepth), "{datagram}", "Datagrams queued for handlers.");
         meter.CreateObservableCounter(
@@ -60,12 +59,7 @@ internal sealed class ServerMetrics : IDisposable
             return [];
         }
 
-        var s = statistics();
-        return
-        [
-            new Measurement<long>(s.DroppedQueueFull, _dropTags[0]),
-            new Measurement<long>(s.DroppedTruncated, _dropTags[1]),
-            new Measurement<long>(s.DroppedAtStop, _dropTags[2]),
-        ];
+        var dropped = statistics().DroppedByReason;
+        return [.. DatagramDropCounts.Reasons.Select((reason, i) => new Measurement<long>(dropped[reason], _dropTags[i]))];
     }
 }

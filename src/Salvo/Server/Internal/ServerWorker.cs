@@ -117,7 +117,7 @@ internal sealed partial class ServerWorker
     public int DropQueued()
     {
         var dropped = _queue?.CloseAndClear() ?? 0;
-        _counters.OnDroppedAtStop(dropped);
+        _counters.OnDropped(DatagramDropReason.Stopped, dropped);
         return dropped;
     }
 
@@ -172,7 +172,7 @@ internal sealed partial class ServerWorker
         }
 
         batch.SetCount(kept);
-        _counters.OnDroppedTruncated(truncated);
+        _counters.OnDropped(DatagramDropReason.Truncated, truncated);
         return kept > 0;
     }
 
@@ -226,8 +226,8 @@ internal sealed partial class ServerWorker
 
     private void RecordEnqueue(in EnqueueOutcome outcome)
     {
-        _counters.OnDroppedQueueFull(outcome.DroppedNewest + outcome.DroppedOldest);
-        _counters.OnDroppedAtStop(outcome.Closed);
+        _counters.OnDropped(DatagramDropReason.QueueFull, outcome.DroppedNewest + outcome.DroppedOldest);
+        _counters.OnDropped(DatagramDropReason.Stopped, outcome.Closed);
     }
 
     /// <summary>Non-blocking receives for up to BusyPoll; 0 when nothing came.</summary>

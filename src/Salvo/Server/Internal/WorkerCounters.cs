@@ -10,9 +10,7 @@ internal sealed class WorkerCounters
 {
     private long _handled;
     private long _failedSendBatches;
-    private long _droppedQueueFull;
-    private long _droppedTruncated;
-    private long _droppedAtStop;
+    private readonly long[] _dropped = new long[DatagramDropCounts.Slots];
     private long _handlerErrors;
     private long _receiveErrors;
     private long _busyPollDatagrams;
@@ -25,11 +23,13 @@ internal sealed class WorkerCounters
     /// <summary>Replies of a send that threw as a whole, which the socket counted nowhere (it counts refusals one by one).</summary>
     public void OnSendThrew(int datagrams) => Interlocked.Add(ref _failedSendBatches, datagrams);
 
-    public void OnDroppedQueueFull(int datagrams) => Add(ref _droppedQueueFull, datagrams);
-
-    public void OnDroppedTruncated(int datagrams) => Add(ref _droppedTruncated, datagrams);
-
-    public void OnDroppedAtStop(int datagrams) => Add(ref _droppedAtStop, datagrams);
+    public void OnDropped(DatagramDropReason reason, int datagrams)
+    {
+        if (datagrams > 0)
+        {
+            Interlocked.Add(ref _dropped[(int)reason], datagrams);
+        }
+    }
 
     public void OnHandlerError() => Interlocked.Increment(ref _handlerErrors);
 
@@ -44,15 +44,13 @@ internal sealed class WorkerCounters
         socket.DatagramsSent,
         socket.BytesSent,
         socket.SendErrors + Interlocked.Read(ref _failedSendBatches),
-        Interlocked.Read(ref _droppedQueueFull),
-        Interlocked.Read(ref _droppedTruncated),
-        Interlocked.Read(ref _droppedAtStop),
         Interlocked.Read(ref _handlerErrors),
         Interlocked.Read(ref _receiveErrors),
         queueDepth,
         kernelDrops)
     {
         BusyPollDatagrams = Interlocked.Read(ref _busyPollDatagrams),
+        DroppedByReason = ReadDrops(),
         MalformedFrames = socket.MalformedFrames,
         MalformedFramesByReason = socket.MalformedFramesByReason,
     };
@@ -60,7 +58,7 @@ internal sealed class WorkerCounters
     /// <summary>A socket's traffic as server statistics, every other figure 0.</summary>
     public static DatagramServerStatistics Traffic(in DatagramSocketStatistics socket) => new(
         socket.DatagramsReceived, socket.BytesReceived, socket.ReceiveCalls, 0, socket.DatagramsSent, socket.BytesSent, socket.SendErrors,
-        0, 0, 0, 0, 0, 0, null)
+        0, 0, 0, null)
     {
         MalformedFrames = socket.MalformedFrames,
         MalformedFramesByReason = socket.MalformedFramesByReason,
@@ -76,9 +74,7 @@ internal sealed class WorkerCounters
         DatagramsSent = total.DatagramsSent + s.DatagramsSent,
         BytesSent = total.BytesSent + s.BytesSent,
         SendErrors = total.SendErrors + s.SendErrors,
-        DroppedQueueFull = total.DroppedQueueFull + s.DroppedQueueFull,
-        DroppedTruncated = total.DroppedTruncated + s.DroppedTruncated,
-        DroppedAtStop = total.DroppedAtStop + s.DroppedAtStop,
+        DroppedByReason = total.DroppedByReason + s.DroppedByReason,
         HandlerErrors = total.HandlerErrors + s.HandlerErrors,
         ReceiveErrors = total.ReceiveErrors + s.ReceiveErrors,
         BusyPollDatagrams = total.BusyPollDatagrams + s.BusyPollDatagrams,
@@ -87,11 +83,14 @@ internal sealed class WorkerCounters
         QueueDepth = total.QueueDepth + s.QueueDepth,
     };
 
-    private static void Add(ref long counter, int datagrams)
+    private DatagramDropCounts ReadDrops()
     {
-        if (datagrams > 0)
+        var counts = new long[_dropped.Length];
+        for (var i = 0; i < counts.Length; i++)
         {
-            Interlocked.Add(ref counter, datagrams);
+            counts[i] = Interlocked.Read(ref _dropped[i]);
         }
+
+        return new DatagramDropCounts(counts);
     }
 }
