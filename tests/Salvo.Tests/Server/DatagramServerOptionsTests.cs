@@ -63,7 +63,7 @@ public sealed class DatagramServerOptionsTests
         Assert.Throws<ArgumentException>(() => new DatagramServer(options, new EchoHandler()));
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     [SupportedOSPlatform("linux")]
     public void Validate_OnAfXdp_SaysThePlatformsRuleAndNamesWhatTheCallerChoseFirst()
     {
