@@ -73,7 +73,7 @@ public static class WireGuardConfigParser
 
         return empty
             ? throw new TunnelConfigurationException(0, null, "the file is empty (nothing but blank lines and comments); it needs an [Interface] section with a PrivateKey")
-            : state.Build();
+            : TunnelChanges.ToConfiguration(state.Build());
     }
 
     /// <summary>
