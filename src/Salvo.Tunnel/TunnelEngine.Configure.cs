@@ -45,12 +45,12 @@ public sealed partial class TunnelEngine
     }
 
     /// <summary>This end's keys and every peer as the control socket's <c>get</c> reports them.</summary>
-    internal (WireGuardKey? PrivateKey, IReadOnlyList<(PeerStatus Status, WireGuardKey PresharedKey)> Peers) GetControlState()
+    internal (WireGuardKey? PrivateKey, IReadOnlyList<ControlPeer> Peers) GetControlState()
     {
         lock (_gate)
         {
             var peers = GetPeers();
-            return (PrivateKey, [.. peers.Select(status => (status, WireGuardKey.FromBytes(_peers.Find(status.PublicKey.Bytes)!.PresharedKey)))]);
+            return (PrivateKey, [.. peers.Select(status => new ControlPeer(status, WireGuardKey.FromBytes(_peers.Find(status.PublicKey.Bytes)!.PresharedKey)))]);
         }
     }
 
@@ -185,4 +185,7 @@ public sealed partial class TunnelEngine
 
         peer.Dispose();
     }
+
+    /// <summary>One peer as the control socket's <c>get</c> reports it: its status, and what <c>get</c> shows beyond it.</summary>
+    internal sealed record ControlPeer(PeerStatus Status, WireGuardKey PresharedKey);
 }
