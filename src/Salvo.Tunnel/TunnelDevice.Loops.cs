@@ -171,7 +171,7 @@ public sealed partial class TunnelDevice
     {
         try
         {
-            return _receive(_socket, datagrams, TunnelEngine.TickInterval);
+            return _receive(_sockets.Socket, datagrams, TunnelEngine.TickInterval);
         }
         catch (SocketException e)
         {

@@ -20,7 +20,7 @@ public sealed partial class TunnelDevice
     private sealed class Output(TunnelDevice device, bool flushesDevice = false) : IBatchedOutput
     {
         private readonly PendingTcpFrames _tcpFrames = new(BatchSize, InitialDatagramSize);
-        private readonly ControlSends _control = new(() => device._socket, device.Engine.Counters);
+        private readonly ControlSends _control = new(() => device._sockets.Socket, device.Engine.Counters);
         private SendBatch _batch = new(BatchSize, InitialDatagramSize);
 
         public Span<byte> AddControlDatagram(int length, DatagramAddress destination, bool expendable) =>
@@ -61,7 +61,7 @@ public sealed partial class TunnelDevice
             _control.Flush();
             if (_batch.Count > 0)
             {
-                device._socket.Send(_batch);
+                device._sockets.Socket.Send(_batch);
                 _batch.Clear();
             }
 

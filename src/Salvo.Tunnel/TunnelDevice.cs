@@ -1,5 +1,3 @@
-using System.Net;
-using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Salvo.Tunnel.Configuration;
@@ -30,16 +28,13 @@ public sealed partial class TunnelDevice : IDisposable
     /// </summary>
     private const int ReceiveBuffers = 32;
 
-    private const int SocketBufferSize = 4 << 20;
-
     /// <summary>
     /// Bytes per packet slot of the outbound loop's batch: the larger of the configured MTU and the interface's, as
     /// last read; it only grows (to at most 65,535, the largest MTU a TUN takes), and the loop grows its batch to match.
     /// </summary>
     private volatile int _packetSlotSize;
     private readonly ITunDevice _tun;
-    private readonly Lock _configureGate = new();
-    private volatile DatagramSocket _socket;
+    private readonly TunnelSockets _sockets;
     private readonly CancellationTokenSource _stop = new();
     private readonly Thread _outbound;
     private readonly Thread _inbound;
@@ -48,9 +43,6 @@ public sealed partial class TunnelDevice : IDisposable
     private readonly ReceiveErrorPolicy _socketErrors;
     private readonly ReceiveErrorPolicy _deviceErrors;
     private readonly Func<DatagramSocket, ReceiveBatch, TimeSpan, int> _receive;
-
-    /// <summary>Replaced sockets close after the loops' next turn: each reads the field anew and waits at most a tick (100 ms) in a receive.</summary>
-    private readonly RetiringSockets _retiring = new(5 * TunnelEngine.TickInterval);
 
     private TunnelDevice(
         TunnelConfiguration configuration,
@@ -65,20 +57,16 @@ public sealed partial class TunnelDevice : IDisposable
         _socketErrors = socketErrors ?? new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
         _deviceErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
         _receive = receive ?? ((socket, batch, timeout) => socket.Receive(batch, timeout));
-        _packetSlotSize = Math.Min(configuration.Mtu, LargestTunMtu);
+        var change = configuration.ToChange();
+        var settings = change.Interface ?? new InterfaceSettings();
+        _packetSlotSize = Math.Min(settings.Mtu, LargestTunMtu);
         _loopErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
-        Engine = new TunnelEngine(configuration, time, logger: logger, name: tun.Name);
-        _socket = BindDualStack(configuration.ListenPort ?? 0);
-        if (configuration.FwMark != 0)
-        {
-            SetMark(_socket, configuration.FwMark);
-            FwMark = configuration.FwMark;
-        }
-
+        Engine = new TunnelEngine(change, time, logger: logger, name: tun.Name);
+        _sockets = new TunnelSockets(change.ListenPort ?? 0, change.FwMark ?? 0);
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
         _tcp = new TcpPaths(Engine, ListenPort, Protocol.MessageLayout.LargestTransportSize, () => new Output(this, flushesDevice: true), _logger,
-            peers: configuration.Peers.Count(peer => peer.TcpFallback != TcpFallbackMode.Off), mark: configuration.FwMark)
+            peers: change.Peers.Count(peer => peer.TcpFallback is not null and not TcpFallbackMode.Off), mark: FwMark)
         {
             MessageFailed = OnTcpMessageFailed,
         };
@@ -93,16 +81,16 @@ public sealed partial class TunnelDevice : IDisposable
     public TunnelEngine Engine { get; }
 
     /// <summary>The UDP port the tunnel listens on.</summary>
-    public int ListenPort => _socket.LocalEndPoint.Port;
+    public int ListenPort => _sockets.ListenPort;
 
-    /// <summary>The UDP socket in use now, for tests that read its options.</summary>
-    internal DatagramSocket UdpSocket => _socket;
+    /// <summary>The UDP socket in use now: the loops read it anew for each receive and send, and tests read its options.</summary>
+    internal DatagramSocket UdpSocket => _sockets.Socket;
 
     /// <summary>The TCP fallback, for tests that read its sockets' options.</summary>
     internal TcpPaths TcpPaths => _tcp;
 
     /// <summary>The firewall mark (SO_MARK) of the tunnel's UDP socket and of the TCP fallback's listener and new connections; 0 when none is set.</summary>
-    public uint FwMark { get; private set; }
+    public uint FwMark => _sockets.FwMark;
 
     /// <summary>The device packets come from and go to, for tests that look at its offload counts.</summary>
     internal ITunDevice Tun => _tun;
@@ -163,137 +151,25 @@ public sealed partial class TunnelDevice : IDisposable
         _outbound.Join(TimeSpan.FromSeconds(2));
         _inbound.Join(TimeSpan.FromSeconds(2));
         _tcp.Dispose();
-        _retiring.Dispose();
-        _socket.Dispose();
+        _sockets.Dispose();
         _tun.Dispose();
         Engine.Dispose();
         _stop.Dispose();
     }
 
     /// <summary>
-    /// Applies a checked change (a UAPI <c>set=1</c>): a new listen port is bound (UDP, then the TCP fallback's
-    /// listener on the same number) and the firewall mark set before anything else changes, so a port in use or a
-    /// refused mark changes nothing; then the engine applies the rest under its lock, and the new sockets take over.
-    /// The old UDP socket closes once both loops have left it; the old listener stops accepting at once. A port whose
-    /// old socket has not closed yet is taken back with that socket, so flipping between two ports never refuses.
+    /// Applies a checked change (a UAPI <c>set=1</c>): the sockets move first (<see cref="TunnelSockets.Change"/>), so
+    /// a port in use or a refused mark changes nothing; then the engine applies the rest under its lock.
     /// </summary>
     /// <returns>0, or the UAPI errno, with <paramref name="error"/> saying why.</returns>
-    internal int Configure(Control.TunnelChange change, out string? error)
+    internal int Configure(TunnelChange change, out string? error)
     {
         ArgumentNullException.ThrowIfNull(change);
-        error = null;
-        lock (_configureGate)
-        {
-            DatagramSocket? rebound = null;
-            var reboundMark = 0u;
-            var oldMark = FwMark;
-            var takenBack = false;
-            TcpPaths.Listener? listener = null;
-            var mark = change.FwMark ?? FwMark;
-            var step = "fwmark";
-            try
-            {
-                if (change.ListenPort is { } port && port != ListenPort)
-                {
-                    step = $"listen_port {port}";
-                    takenBack = _retiring.TryTake(port, out rebound, out reboundMark);
-                    rebound ??= BindDualStack(port);
-                    step = $"listen_port {port} (TCP fallback listener on {rebound.LocalEndPoint.Port})";
-                    listener = _tcp.Listen(rebound.LocalEndPoint.Port, mark);
-                    step = "fwmark";
-                }
-
-                if (rebound is not null ? mark != reboundMark : mark != FwMark)
-                {
-                    SetMark(rebound ?? _socket, mark);
-                }
-
-                if (rebound is null && mark != FwMark)
-                {
-                    _tcp.SetMark(mark);
-                }
-            }
-            catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
-            {
-                if (takenBack)
-                {
-                    // A loop may still be in a receive on it: it goes back to close after the same delay.
-                    _retiring.Retire(rebound!, reboundMark);
-                }
-                else
-                {
-                    rebound?.Dispose();
-                }
-
-                listener?.Abandon();
-                if (rebound is null && mark != FwMark && step == "fwmark")
-                {
-                    // The UDP socket took the new mark and the listener refused it: put the old one back, so nothing changed.
-                    TrySetMark(_socket, FwMark);
-                }
-
-                error = $"{step}: {e.Message}";
-                return Control.UapiErrno.PortInUse;
-            }
-
-            var output = new Output(this);
-            Engine.Configure(change, output);
-            FwMark = mark;
-            if (rebound is not null)
-            {
-                _tcp.ReplaceListener(listener, mark);
-                var old = _socket;
-                _socket = rebound;
-                _retiring.Retire(old, oldMark);
-            }
-
-            output.Flush();
-            return Control.UapiErrno.None;
-        }
+        var output = new Output(this);
+        var errno = _sockets.Change(change.ListenPort, change.FwMark, _tcp, () => Engine.Configure(change, output), out error);
+        output.Flush();
+        return errno;
     }
-
-    private static void SetMark(DatagramSocket socket, uint mark) => Pal.TunnelPlatform.Current.SetSocketMark(socket.Socket, mark);
-
-    private static void TrySetMark(DatagramSocket socket, uint mark)
-    {
-        try
-        {
-            SetMark(socket, mark);
-        }
-        catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
-        {
-            // The socket took this mark before, so a refusal here is not expected; the change is refused either way.
-        }
-    }
-
-    /// <summary>One socket for IPv4 and IPv6 peers ([::] with IPV6_V6ONLY off); IPv4 alone where the host has no IPv6.</summary>
-    private static DatagramSocket BindDualStack(int port)
-    {
-        if (Socket.OSSupportsIPv6)
-        {
-            try
-            {
-                return Bind(new IPEndPoint(IPAddress.IPv6Any, port));
-            }
-            catch (SocketException e) when (e.SocketErrorCode is SocketError.AddressFamilyNotSupported or SocketError.AddressNotAvailable)
-            {
-            }
-        }
-
-        return Bind(new IPEndPoint(IPAddress.Any, port));
-    }
-
-    /// <summary>
-    /// Socket buffers of 4 MiB each way (the kernel caps them at net.core.rmem_max / wmem_max): a burst of GSO sends
-    /// from the peer is 64 KiB a message, and the 208 KiB default overflows while the receive thread waits for a core
-    /// (wireguard-go asks for 7 MiB, conn/controlfns_linux.go).
-    /// </summary>
-    private static DatagramSocket Bind(IPEndPoint endpoint) => new(new DatagramSocketOptions
-    {
-        LocalEndPoint = endpoint,
-        ReceiveBufferSize = SocketBufferSize,
-        SendBufferSize = SocketBufferSize,
-    });
 
     /// <summary>Writes what the device joined since the last flush, counting the packets the kernel refused.</summary>
     private void FlushDevice()

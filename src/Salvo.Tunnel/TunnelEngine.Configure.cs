@@ -1,4 +1,4 @@
-using Salvo.Tunnel.Control;
+using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Protocol;
 
@@ -10,13 +10,13 @@ public sealed partial class TunnelEngine
     /// Applies a whole change under the lock, as one step for the data path: a peer whose key stays keeps its
     /// sessions and counters; a removed peer's keys are zeroed, its indices freed and its waiting packets dropped;
     /// AllowedIPs switch at once for lookups in flight. The change was checked when it was parsed, so this cannot fail.
+    /// The one way keys and peers change: a configuration file's change at construction, the control socket's after.
     /// </summary>
     /// <param name="change">What to change.</param>
-    /// <param name="output">Where a keepalive that turning persistent keepalive on sends goes.</param>
-    internal void Configure(TunnelChange change, ITunnelOutput output)
+    /// <param name="output">Where a keepalive that turning persistent keepalive on sends goes; null before the engine starts, which sends none.</param>
+    internal void Configure(TunnelChange change, ITunnelOutput? output)
     {
         ArgumentNullException.ThrowIfNull(change);
-        ArgumentNullException.ThrowIfNull(output);
         lock (_gate)
         {
             if (change.SetsPrivateKey)
@@ -45,12 +45,12 @@ public sealed partial class TunnelEngine
     }
 
     /// <summary>This end's keys and every peer as the control socket's <c>get</c> reports them.</summary>
-    internal (WireGuardKey? PrivateKey, IReadOnlyList<(PeerStatus Status, WireGuardKey PresharedKey)> Peers) GetControlState()
+    internal (WireGuardKey? PrivateKey, IReadOnlyList<ControlPeer> Peers) GetControlState()
     {
         lock (_gate)
         {
             var peers = GetPeers();
-            return (PrivateKey, [.. peers.Select(status => (status, WireGuardKey.FromBytes(_peers.Find(status.PublicKey.Bytes)!.PresharedKey)))]);
+            return (PrivateKey, [.. peers.Select(status => new ControlPeer(status, WireGuardKey.FromBytes(_peers.Find(status.PublicKey.Bytes)!.PresharedKey)))]);
         }
     }
 
@@ -79,7 +79,7 @@ public sealed partial class TunnelEngine
         }
     }
 
-    private void ConfigurePeer(PeerChange change, ITunnelOutput output)
+    private void ConfigurePeer(PeerChange change, ITunnelOutput? output)
     {
         if (PublicKey is not null && change.PublicKey.Equals(PublicKey))
         {
@@ -105,8 +105,8 @@ public sealed partial class TunnelEngine
                 return;
             }
 
-            // A peer added at run time speaks plain WireGuard: the TCP fallback is a configuration-file feature.
-            peer = new Peer(_crypto, change.PublicKey, null) { Path = new PeerPath(TcpFallbackMode.Off, default) };
+            // A peer the control socket adds speaks plain WireGuard: the TCP fallback is a configuration-file feature.
+            peer = new Peer(_crypto, change.PublicKey, null) { Path = new PeerPath(change.TcpFallback ?? TcpFallbackMode.Off, default) };
             _peers.TryAdd(peer);
             ScheduleTicks(peer);
         }
@@ -153,7 +153,7 @@ public sealed partial class TunnelEngine
             }
         }
 
-        if (keepaliveTurnedOn && peer.Endpoint.HasValue && _local is not null)
+        if (keepaliveTurnedOn && output is not null && peer.Endpoint.HasValue && _local is not null)
         {
             // wireguard-go sends one at once when the interval goes from off to on, so a NAT opens without waiting.
             SendKeepalive(peer, output);
@@ -185,4 +185,7 @@ public sealed partial class TunnelEngine
 
         peer.Dispose();
     }
+
+    /// <summary>One peer as the control socket's <c>get</c> reports it: its status, and what <c>get</c> shows beyond it.</summary>
+    internal sealed record ControlPeer(PeerStatus Status, WireGuardKey PresharedKey);
 }

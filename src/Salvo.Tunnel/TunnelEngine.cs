@@ -3,7 +3,6 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Crypto;
-using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Protocol;
 using Salvo.Tunnel.Routing;
 
@@ -36,7 +35,10 @@ public sealed partial class TunnelEngine : IDisposable
     private readonly ILogger _logger;
     private readonly TunnelMetrics _metrics;
 
-    /// <summary>Builds the engine for <paramref name="configuration"/>.</summary>
+    /// <summary>
+    /// Builds the engine for <paramref name="configuration"/>: empty, then given the configuration's change through
+    /// <see cref="Configure"/>, the one way keys and peers change, as a control socket's <c>wg setconf</c> would.
+    /// </summary>
     /// <param name="configuration">Keys, peers and routes.</param>
     /// <param name="time">The clock. Defaults to the system clock.</param>
     /// <param name="crypto">The primitives. Defaults to <see cref="TunnelCrypto.Default"/>.</param>
@@ -45,40 +47,27 @@ public sealed partial class TunnelEngine : IDisposable
     /// <param name="name">The tunnel's name in metrics (tag <c>salvo.tunnel.name</c>). Defaults to this end's public key.</param>
     internal TunnelEngine(
         TunnelConfiguration configuration, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null, ILogger? logger = null, string? name = null)
+        : this(configuration?.ToChange() ?? throw new ArgumentNullException(nameof(configuration)), time, crypto, jitter, logger, name)
     {
-        ArgumentNullException.ThrowIfNull(configuration);
-        if (configuration.Peers.GroupBy(peer => peer.PublicKey).FirstOrDefault(group => group.Count() > 1) is { } twice)
-        {
-            throw new ArgumentException($"Peer {twice.Key} is configured twice.", nameof(configuration));
-        }
+    }
 
-        crypto ??= TunnelCrypto.Default;
+    /// <summary>Builds the engine for a configuration file's <paramref name="change"/> (see the other constructor).</summary>
+    internal TunnelEngine(
+        TunnelChange change, TimeProvider? time = null, TunnelCrypto? crypto = null, Random? jitter = null, ILogger? logger = null, string? name = null)
+    {
+        ArgumentNullException.ThrowIfNull(change);
+        var settings = change.Interface ?? new InterfaceSettings();
+        _crypto = crypto ?? TunnelCrypto.Default;
         _time = time ?? TimeProvider.System;
         _logger = logger ?? NullLogger.Instance;
         _jitter = jitter ?? Random.Shared;
-        _mtu = configuration.Mtu;
-        configuration.TcpFallback.Validate();
-        _fallback = configuration.TcpFallback;
-        _crypto = crypto;
-        UseIdentity(configuration.PrivateKey);
+        _mtu = settings.Mtu;
+        settings.TcpFallback.Validate();
+        _fallback = settings.TcpFallback;
+
+        // No output: the engine is not started, so nothing is sent; Start sends the first keepalives.
+        Configure(change, output: null);
         _metrics = new TunnelMetrics(Counters, name ?? PublicKey?.ToString() ?? "salvo");
-        foreach (var peerConfiguration in configuration.Peers)
-        {
-            var endpoint = peerConfiguration.Endpoint is null ? default : DatagramAddress.FromIPEndPoint(peerConfiguration.Endpoint);
-            var peer = new Peer(crypto, peerConfiguration.PublicKey, peerConfiguration.PresharedKey)
-            {
-                // With TcpFallback = only nothing goes over UDP: the endpoint is only where the TCP connection goes.
-                Endpoint = peerConfiguration.TcpFallback == TcpFallbackMode.Only ? default : endpoint,
-                Path = new PeerPath(peerConfiguration.TcpFallback, endpoint),
-                PersistentKeepalive = peerConfiguration.PersistentKeepalive ?? TimeSpan.Zero,
-            };
-            _peers.TryAdd(peer);
-            ScheduleTicks(peer);
-            foreach (var prefix in peerConfiguration.AllowedIps)
-            {
-                _routes.Add(prefix, peer);
-            }
-        }
     }
 
     /// <summary>This end's public key; null while the device has no private key.</summary>

@@ -50,6 +50,12 @@ public sealed class TunnelConfiguration
 
     /// <summary>The timers of the TCP fallback, for every peer whose <see cref="PeerConfiguration.TcpFallback"/> is not off. Defaults to <see cref="TcpFallbackOptions"/>' defaults.</summary>
     public TcpFallbackOptions TcpFallback { get; init; } = new();
+
+    /// <summary>The change a configuration file parsed into, which carries keys this type does not show; null when built in code.</summary>
+    internal TunnelChange? Parsed { get; init; }
+
+    /// <summary>What a device or engine applies to start from this configuration, as <c>wg setconf</c> would set it.</summary>
+    internal TunnelChange ToChange() => Parsed ?? TunnelChanges.FromConfiguration(this);
 }
 
 /// <summary>One <c>[Peer]</c> section.</summary>

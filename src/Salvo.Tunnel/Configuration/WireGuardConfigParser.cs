@@ -8,7 +8,8 @@ namespace Salvo.Tunnel.Configuration;
 /// <c>[Peer]</c> sections of <c>Key = Value</c> lines, <c>#</c> comments, keys in any case, list values separated
 /// by commas. Every problem names its line and key; keys this tunnel does not act on are refused rather than ignored,
 /// and so is a key given twice in one section, except the lists wg(8) and wg-quick(8) say may be repeated (Address,
-/// AllowedIPs), where wg would silently keep the last.
+/// AllowedIPs), where wg would silently keep the last. The file is read into the change <c>wg setconf</c> would send
+/// for it, which the returned configuration carries and a device applies as its control socket applies a <c>set</c>.
 /// </summary>
 public static class WireGuardConfigParser
 {
@@ -73,7 +74,7 @@ public static class WireGuardConfigParser
 
         return empty
             ? throw new TunnelConfigurationException(0, null, "the file is empty (nothing but blank lines and comments); it needs an [Interface] section with a PrivateKey")
-            : state.Build();
+            : TunnelChanges.ToConfiguration(state.Build());
     }
 
     /// <summary>

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Salvo.Tunnel.Configuration;
 
 namespace Salvo.Tunnel.Control;
 

@@ -1,6 +1,5 @@
 using System.Net;
 using Salvo.Tunnel.Configuration;
-using Salvo.Tunnel.Control;
 using Salvo.Tunnel.Routing;
 using Salvo.Tunnel.Tests.Support;
 

@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
 using Salvo.Tunnel.Paths;
 using Salvo.Tunnel.Tests.Support;

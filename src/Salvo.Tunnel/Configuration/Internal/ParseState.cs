@@ -11,16 +11,19 @@ internal sealed class ParseState
     // The lists wg(8) (AllowedIPs) and wg-quick(8) (Address) say "may be specified multiple times"; every other key once per section.
     private static readonly HashSet<string> s_repeatable = new(StringComparer.OrdinalIgnoreCase) { "Address", "AllowedIPs" };
 
-    private readonly Dictionary<string, int> _keysInSection = new(StringComparer.OrdinalIgnoreCase);
-    private readonly List<PeerConfiguration> _peers = [];
+    // A [Peer]'s PublicKey may come after its other keys; until it does the peer holds this one (never applied: a
+    // peer without its own key is refused).
+    private static readonly WireGuardKey s_noKeyYet = WireGuardKey.FromBytes(new byte[32]);
 
-    // A set, not a scan of _peers: with 10,000 peers the scan made parsing quadratic (35 s for one file).
+    private readonly Dictionary<string, int> _keysInSection = new(StringComparer.OrdinalIgnoreCase);
+
+    // As 'wg setconf' sends a file: the private key and peers replace what the device had, each peer's AllowedIPs too.
+    private readonly TunnelChange _change = new() { SetsPrivateKey = true, ReplacePeers = true };
+
+    // A set, not a scan of the change's peers: with 10,000 peers the scan made parsing quadratic (35 s for one file).
     private readonly HashSet<WireGuardKey> _peerKeys = [];
     private Section _section;
     private int _interfaceLine;
-    private WireGuardKey? _privateKey;
-    private int? _listenPort;
-    private uint _fwMark;
     private readonly List<InterfaceAddress> _addresses = [];
     private int? _mtu;
     private bool _addRoutes = true;
@@ -28,7 +31,9 @@ internal sealed class ParseState
     private int? _probeAfterMilliseconds;
     private int? _probeTimeoutMilliseconds;
     private bool _sawInterface;
-    private PeerDraft? _peer;
+    private PeerChange? _peer;
+    private int _peerLine;
+    private bool _peerKeyRead;
 
     private enum Section
     {
@@ -55,7 +60,9 @@ internal sealed class ParseState
         else if (name.Equals("Peer", StringComparison.OrdinalIgnoreCase))
         {
             _section = Section.Peer;
-            _peer = new PeerDraft { Line = line };
+            _peerLine = line;
+            _peerKeyRead = false;
+            _peer = new PeerChange(s_noKeyYet) { ReplaceAllowedIps = true, TcpFallback = TcpFallbackMode.Auto };
         }
         else
         {
@@ -83,7 +90,8 @@ internal sealed class ParseState
         }
     }
 
-    public TunnelConfiguration Build()
+    /// <summary>The file as one change: what <c>wg setconf</c> would send for it, and the settings only a file has.</summary>
+    public TunnelChange Build()
     {
         FinishPeer();
         if (!_sawInterface)
@@ -91,23 +99,20 @@ internal sealed class ParseState
             throw new TunnelConfigurationException(0, null, "there is no [Interface] section; it is required, with a PrivateKey");
         }
 
-        if (_privateKey is null)
+        if (_change.PrivateKey is null)
         {
             throw new TunnelConfigurationException(_interfaceLine, "PrivateKey", "is required in [Interface]");
         }
 
-        return new TunnelConfiguration
+        _change.Interface = new InterfaceSettings
         {
-            PrivateKey = _privateKey,
-            ListenPort = _listenPort,
-            FwMark = _fwMark,
             Addresses = _addresses,
             Mtu = _mtu ?? TunnelConfiguration.DefaultMtu,
             AddRoutes = _addRoutes,
             RouteTable = _routeTable,
-            Peers = _peers,
             TcpFallback = FallbackTimers(),
         };
+        return _change;
     }
 
     private void SetInterface(string key, string value, int line)
@@ -115,13 +120,13 @@ internal sealed class ParseState
         switch (key.ToUpperInvariant())
         {
             case "PRIVATEKEY":
-                _privateKey = WireGuardConfigParser.ParseKey(value, key, line);
+                _change.PrivateKey = WireGuardConfigParser.ParseKey(value, key, line);
                 break;
             case "LISTENPORT":
-                _listenPort = WireGuardConfigParser.ParseInteger(value, key, line, 0, IPEndPoint.MaxPort);
+                _change.ListenPort = WireGuardConfigParser.ParseInteger(value, key, line, 0, IPEndPoint.MaxPort);
                 break;
             case "FWMARK":
-                _fwMark = WireGuardConfigParser.ParseFwMark(value, key, line);
+                _change.FwMark = WireGuardConfigParser.ParseFwMark(value, key, line);
                 break;
             case "ADDRESS":
                 _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, "an IP address with an optional /length (198.19.0.1/24, fd00::1/64)", InterfaceAddress.Parse));
@@ -179,14 +184,16 @@ internal sealed class ParseState
         };
     }
 
-    private static void SetPeer(PeerDraft peer, string key, string value, int line)
+    private void SetPeer(PeerChange peer, string key, string value, int line)
     {
         switch (key.ToUpperInvariant())
         {
             case "PUBLICKEY":
                 peer.PublicKey = WireGuardConfigParser.ParseKey(value, key, line);
+                _peerKeyRead = true;
                 break;
             case "PRESHAREDKEY":
+                peer.SetsPresharedKey = true;
                 peer.PresharedKey = WireGuardConfigParser.ParseKey(value, key, line);
                 break;
             case "ALLOWEDIPS":
@@ -199,7 +206,7 @@ internal sealed class ParseState
                 var seconds = value.Equals("off", StringComparison.OrdinalIgnoreCase)
                     ? 0
                     : WireGuardConfigParser.ParseInteger(value, key, line, 0, 65_535);
-                peer.PersistentKeepalive = seconds == 0 ? null : TimeSpan.FromSeconds(seconds);
+                peer.PersistentKeepalive = TimeSpan.FromSeconds(seconds);
                 break;
             case "TCPFALLBACK":
                 peer.TcpFallback = ParseTcpFallback(value, key, line);
@@ -226,41 +233,16 @@ internal sealed class ParseState
 
         var peer = _peer;
         _peer = null;
-        if (peer.PublicKey is null)
+        if (!_peerKeyRead)
         {
-            throw new TunnelConfigurationException(peer.Line, "PublicKey", "is required in every [Peer]");
+            throw new TunnelConfigurationException(_peerLine, "PublicKey", "is required in every [Peer]");
         }
 
         if (!_peerKeys.Add(peer.PublicKey))
         {
-            throw new TunnelConfigurationException(peer.Line, "PublicKey", "this peer appears twice");
+            throw new TunnelConfigurationException(_peerLine, "PublicKey", "this peer appears twice");
         }
 
-        _peers.Add(new PeerConfiguration
-        {
-            PublicKey = peer.PublicKey,
-            PresharedKey = peer.PresharedKey,
-            AllowedIps = peer.AllowedIps,
-            Endpoint = peer.Endpoint,
-            PersistentKeepalive = peer.PersistentKeepalive,
-            TcpFallback = peer.TcpFallback,
-        });
-    }
-
-    private sealed class PeerDraft
-    {
-        public int Line { get; init; }
-
-        public WireGuardKey? PublicKey { get; set; }
-
-        public WireGuardKey? PresharedKey { get; set; }
-
-        public List<IPPrefix> AllowedIps { get; } = [];
-
-        public IPEndPoint? Endpoint { get; set; }
-
-        public TimeSpan? PersistentKeepalive { get; set; }
-
-        public TcpFallbackMode TcpFallback { get; set; }
+        _change.Peers.Add(peer);
     }
 }

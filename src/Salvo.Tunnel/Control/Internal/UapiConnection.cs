@@ -149,9 +149,9 @@ internal sealed class UapiConnection : IDisposable
         _timeoutReason = UapiRefusal.RequestTimeout;
         _cancel.CancelAfter(Limits.RequestTimeout);
         var answer = new StringBuilder();
-        foreach (var (peerStatus, presharedKey) in UapiGetWriter.WriteDevice(answer, _owner.Device))
+        foreach (var peer in UapiGetWriter.WriteDevice(answer, _owner.Device))
         {
-            UapiGetWriter.WritePeer(answer, peerStatus, presharedKey);
+            UapiGetWriter.WritePeer(answer, peer);
             if (answer.Length >= AnswerChunkBytes)
             {
                 await WritePiecesAsync(stream, answer).ConfigureAwait(false);

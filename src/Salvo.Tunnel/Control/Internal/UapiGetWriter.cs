@@ -12,14 +12,14 @@ internal static class UapiGetWriter
 {
     public static void Write(StringBuilder text, TunnelDevice device)
     {
-        foreach (var (status, presharedKey) in WriteDevice(text, device))
+        foreach (var peer in WriteDevice(text, device))
         {
-            WritePeer(text, status, presharedKey);
+            WritePeer(text, peer);
         }
     }
 
     /// <summary>Writes the device's lines and returns the peers to write after them, as one snapshot.</summary>
-    public static IReadOnlyList<(PeerStatus Status, WireGuardKey PresharedKey)> WriteDevice(StringBuilder text, TunnelDevice device)
+    public static IReadOnlyList<TunnelEngine.ControlPeer> WriteDevice(StringBuilder text, TunnelDevice device)
     {
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(device);
@@ -43,12 +43,13 @@ internal static class UapiGetWriter
     }
 
     /// <summary>Writes one peer's lines.</summary>
-    public static void WritePeer(StringBuilder text, PeerStatus status, WireGuardKey presharedKey)
+    public static void WritePeer(StringBuilder text, TunnelEngine.ControlPeer peer)
     {
         ArgumentNullException.ThrowIfNull(text);
-        ArgumentNullException.ThrowIfNull(status);
+        ArgumentNullException.ThrowIfNull(peer);
+        var status = peer.Status;
         Key(text, "public_key", status.PublicKey);
-        Key(text, "preshared_key", presharedKey);
+        Key(text, "preshared_key", peer.PresharedKey);
         text.Append("protocol_version=1\n");
         if (status.Endpoint is { } endpoint)
         {

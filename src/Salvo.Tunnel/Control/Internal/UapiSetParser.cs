@@ -1,3 +1,5 @@
+using Salvo.Tunnel.Configuration;
+
 namespace Salvo.Tunnel.Control;
 
 /// <summary>
