@@ -18,10 +18,10 @@ public sealed class OneConfigurationPathTests
     [Fact]
     public void ControlSocketSet_SameSettingsAsAFile_GetAnswersTheSameBytes() => AssertSameAnswer(fwMark: 0);
 
-    [MarkFact]
+    [RequiresFact(Requirement.Linux | Requirement.Root)]
     public void ControlSocketSet_SameSettingsAsAFileWithAFirewallMark_GetAnswersTheSameBytes() => AssertSameAnswer(fwMark: 0x5a1);
 
-    [StockWgFact]
+    [RequiresFact(Requirement.Linux | Requirement.Root, Tools = ["wg"])]
     public void WgSetconf_TheSameFile_WgShowDumpIsTheSameBytes()
     {
         var sample = new Sample(FreeUdpPort(), fwMark: 0x5a1);
