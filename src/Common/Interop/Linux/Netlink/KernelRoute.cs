@@ -1,20 +1,17 @@
 using System.Globalization;
 using System.Net;
-using Salvo.Tunnel.Routing;
+using static Salvo.Interop.Linux.NetlinkConstants;
 
-namespace Salvo.Perf.Tunnel.Linux;
+namespace Salvo.Interop.Linux;
 
 /// <summary>
 /// One route of the kernel's tables as an RTM_GETROUTE dump gives it (struct rtmsg and its attributes,
 /// include/uapi/linux/rtnetlink.h): enough to tell whether a prefix is taken, and by what, as 'ip route' would print it.
 /// </summary>
-internal readonly record struct KernelRoute(IPPrefix Prefix, uint Table, int InterfaceIndex, byte Protocol, byte Type, uint Metric, bool Multipath)
+internal readonly record struct KernelRoute(IPAddress Destination, byte PrefixLength, uint Table, int InterfaceIndex, byte Protocol, byte Type, uint Metric, bool Multipath)
 {
-    private const ushort AttributeDestination = 1;
-    private const ushort AttributeOutputInterface = 4;
-    private const ushort AttributePriority = 6;
-    private const ushort AttributeMultipath = 9;
-    private const ushort AttributeTable = 15;
+    /// <summary>The destination as ip(8) prints it: <c>198.18.0.0/24</c>.</summary>
+    public string Prefix => string.Create(CultureInfo.InvariantCulture, $"{Destination}/{PrefixLength}");
 
     /// <summary>
     /// Reads one RTM_NEWROUTE message of a dump (header included); false for anything else: another message type, a
@@ -23,8 +20,8 @@ internal readonly record struct KernelRoute(IPPrefix Prefix, uint Table, int Int
     public static bool TryRead(ReadOnlySpan<byte> message, out KernelRoute route)
     {
         route = default;
-        const int attributesStart = RouteMessages.HeaderSize + 12;
-        if (message.Length < attributesStart || RouteMessages.Read<ushort>(message, 4) != RouteMessages.NewRoute)
+        const int attributesStart = NetlinkMessages.HeaderLength + 12;
+        if (message.Length < attributesStart || NetlinkMessages.Read<ushort>(message, 4) != RTM_NEWROUTE)
         {
             return false;
         }
@@ -45,37 +42,37 @@ internal readonly record struct KernelRoute(IPPrefix Prefix, uint Table, int Int
         var attributes = message[attributesStart..];
         while (attributes.Length >= 4)
         {
-            var length = RouteMessages.Read<ushort>(attributes, 0);
+            var length = NetlinkMessages.Read<ushort>(attributes, 0);
             if (length < 4 || length > attributes.Length)
             {
                 return false;
             }
 
             var value = attributes[4..length];
-            switch (RouteMessages.Read<ushort>(attributes, 2))
+            switch (NetlinkMessages.Read<ushort>(attributes, 2))
             {
-                case AttributeDestination when value.Length == addressLength:
+                case RTA_DST when value.Length == addressLength:
                     value.CopyTo(destination);
                     break;
-                case AttributeOutputInterface when value.Length >= 4:
-                    interfaceIndex = RouteMessages.Read<int>(value, 0);
+                case RTA_OIF when value.Length >= 4:
+                    interfaceIndex = NetlinkMessages.Read<int>(value, 0);
                     break;
-                case AttributePriority when value.Length >= 4:
-                    metric = RouteMessages.Read<uint>(value, 0);
+                case RTA_PRIORITY when value.Length >= 4:
+                    metric = NetlinkMessages.Read<uint>(value, 0);
                     break;
-                case AttributeTable when value.Length >= 4:
-                    table = RouteMessages.Read<uint>(value, 0);
+                case RTA_TABLE when value.Length >= 4:
+                    table = NetlinkMessages.Read<uint>(value, 0);
                     break;
-                case AttributeMultipath:
+                case RTA_MULTIPATH:
                     multipath = true;
                     break;
             }
 
-            attributes = attributes[Math.Min(RouteMessages.Align(length), attributes.Length)..];
+            attributes = attributes[Math.Min(NetlinkMessages.Align(length), attributes.Length)..];
         }
 
         // The kernel keeps a route's destination with its host bits cleared (it refuses an IPv4 one that has them).
-        route = new KernelRoute(new IPPrefix(new IPAddress(destination), prefixLength),
+        route = new KernelRoute(new IPAddress(destination), prefixLength,
             table, interfaceIndex, message[21], message[23], metric, multipath);
         return true;
     }
@@ -88,7 +85,7 @@ internal readonly record struct KernelRoute(IPPrefix Prefix, uint Table, int Int
         var device = Multipath ? "multipath" : InterfaceIndex > 0 ? $"dev {interfaceName(InterfaceIndex) ?? $"#{InterfaceIndex}"}" : null;
         var table = Table switch { 254 => "main", 255 => "local", 253 => "default", _ => Table.ToString(CultureInfo.InvariantCulture) };
         var protocol = Protocol switch { 2 => "kernel", 3 => "boot", 4 => "static", 16 => "dhcp", _ => Protocol.ToString(CultureInfo.InvariantCulture) };
-        var parts = new[] { type, Prefix.ToString(), device, $"table {table}", $"proto {protocol}", Metric > 0 ? $"metric {Metric}" : null };
+        var parts = new[] { type, Prefix, device, $"table {table}", $"proto {protocol}", Metric > 0 ? $"metric {Metric}" : null };
         return string.Join(' ', parts.Where(part => part is not null));
     }
 }

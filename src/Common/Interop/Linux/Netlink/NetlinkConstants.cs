@@ -2,7 +2,8 @@ namespace Salvo.Interop.Linux;
 
 /// <summary>
 /// rtnetlink's message types, flags and attribute numbers from include/uapi/linux/netlink.h, rtnetlink.h,
-/// if_link.h, if_addr.h and neighbour.h (kernel 6.18). LinuxAbiTests asserts them.
+/// if_link.h, if_addr.h and neighbour.h (kernel 6.18). XdpAbiTests asserts them. The one copy of rtnetlink's numbers:
+/// the library's AF_XDP lookups and the tunnel's route installer both read them here.
 /// </summary>
 internal static class NetlinkConstants
 {
@@ -26,7 +27,31 @@ internal static class NetlinkConstants
     // nlmsghdr.nlmsg_flags
     public const ushort NLM_F_REQUEST = 0x1;
     public const ushort NLM_F_MULTI = 0x2;
+    public const ushort NLM_F_ACK = 0x4;
     public const ushort NLM_F_DUMP = 0x300;
+
+    // NLM_F_* of a NEW request: fail with EEXIST rather than replace (EXCL), make the object when missing (CREATE).
+    public const ushort NLM_F_EXCL = 0x200;
+    public const ushort NLM_F_CREATE = 0x400;
+
+    // NLM_F_* of an NLMSG_ERROR: only the request's header is echoed (CAPPED); attributes follow it (ACK_TLVS).
+    public const ushort NLM_F_CAPPED = 0x100;
+    public const ushort NLM_F_ACK_TLVS = 0x200;
+
+    /// <summary>NLMSGERR_ATTR_MSG: the kernel's reason for a refusal, a NUL-terminated string.</summary>
+    public const ushort NLMSGERR_ATTR_MSG = 1;
+
+    // SOL_NETLINK options: short acknowledgements, and errors that carry the kernel's text.
+    public const int SOL_NETLINK = 270;
+    public const int NETLINK_CAP_ACK = 10;
+    public const int NETLINK_EXT_ACK = 11;
+
+    // SOL_SOCKET / SO_RCVBUFFORCE: a receive buffer past net.core.rmem_max, allowed with CAP_NET_ADMIN.
+    public const int SOL_SOCKET = 1;
+    public const int SO_RCVBUFFORCE = 33;
+
+    /// <summary>MSG_DONTWAIT: a read that finds nothing queued returns EAGAIN at once.</summary>
+    public const int MSG_DONTWAIT = 0x40;
 
     // IFLA_*: struct ifinfomsg attributes; IFLA_XDP nests IFLA_XDP_*.
     public const ushort IFLA_ADDRESS = 1;
@@ -51,7 +76,20 @@ internal static class NetlinkConstants
     public const ushort RTA_DST = 1;
     public const ushort RTA_OIF = 4;
     public const ushort RTA_GATEWAY = 5;
+    public const ushort RTA_PRIORITY = 6;
     public const ushort RTA_PREFSRC = 7;
+    public const ushort RTA_MULTIPATH = 9;
+    public const ushort RTA_TABLE = 15;
+
+    // struct rtmsg fields: the main table, ip(8)'s protocol mark, the scopes, unicast.
+    public const uint RT_TABLE_MAIN = 254;
+    public const byte RTPROT_BOOT = 3;
+    public const byte RT_SCOPE_UNIVERSE = 0;
+    public const byte RT_SCOPE_LINK = 253;
+    public const byte RTN_UNICAST = 1;
+
+    /// <summary>IFF_UP (include/uapi/linux/if.h): ifinfomsg's flag and change mask of 'ip link set ... up'.</summary>
+    public const uint IFF_UP = 0x1;
 
     // NDA_*: struct ndmsg attributes, and the neighbour states (NUD_*) that carry a usable link-layer address.
     public const ushort NDA_DST = 1;

@@ -1,14 +1,15 @@
-using Salvo.Perf.Cli;
+using System.Runtime.Versioning;
 using Salvo.Tunnel.Routing;
 
-namespace Salvo.Perf.Tunnel.Linux;
+namespace Salvo.Tunnel.Pal;
 
 /// <summary>
-/// The refusal of 'salvo tunnel up' to route a prefix the host's table already routes. wg-quick's 'ip route add'
+/// The refusal to route a prefix the host's table already routes. wg-quick's 'ip route add'
 /// stops at such a prefix with "RTNETLINK answers: File exists" and touches nothing; taking the route over instead
 /// (a replace) sent the underlay's own subnet into the tunnel, so the tunnel never reached its peer, and the route
 /// was gone once the interface closed.
 /// </summary>
+[SupportedOSPlatform("linux")]
 internal static class RoutesInTheWay
 {
     private const int Listed = 5;
@@ -18,7 +19,7 @@ internal static class RoutesInTheWay
     /// through interface <paramref name="ownInterface"/> (0 before the interface exists), naming each prefix and the
     /// route in the way as ip-route(8) prints it.
     /// </summary>
-    public static void Refuse(NetlinkRoutes netlink, IReadOnlyCollection<IPPrefix> prefixes, uint table, int ownInterface)
+    public static void Refuse(NetlinkInterfaceSetup netlink, IReadOnlyCollection<IPPrefix> prefixes, uint table, int ownInterface)
     {
         ArgumentNullException.ThrowIfNull(netlink);
         if (prefixes.Count == 0)
@@ -32,10 +33,10 @@ internal static class RoutesInTheWay
             return;
         }
 
-        var shown = string.Join("; ", inTheWay.Take(Listed).Select(route => $"AllowedIPs {route.Prefix} is routed already: {route.Describe(NetlinkRoutes.InterfaceName)}"));
-        throw new CliException(
-            $"up: {shown}{(inTheWay.Length > Listed ? $"; and {inTheWay.Length - Listed:N0} more" : string.Empty)}. " +
-            "salvo neither replaces nor removes a route it did not add: take the prefix out of AllowedIPs, remove that route, " +
+        var shown = string.Join("; ", inTheWay.Take(Listed).Select(route => $"AllowedIPs {route.Prefix} is routed already: {route.Describe(netlink.InterfaceName)}"));
+        throw new InterfaceSetupException(
+            $"{shown}{(inTheWay.Length > Listed ? $"; and {inTheWay.Length - Listed:N0} more" : string.Empty)}. " +
+            "Salvo neither replaces nor removes a route it did not add: take the prefix out of AllowedIPs, remove that route, " +
             "or give the tunnel Table = off or a table of its own (Table = NUMBER)");
     }
 
@@ -44,7 +45,7 @@ internal static class RoutesInTheWay
     /// through the tunnel's own interface (an Address's subnet, which the kernel routes the moment the address is added)
     /// are fine; any other ends the start, as one found before the interface was made.
     /// </summary>
-    public static void RefuseExisting(NetlinkRoutes netlink, List<RefusedRoute> refused, uint table, int ownInterface)
+    public static void RefuseExisting(NetlinkInterfaceSetup netlink, List<RefusedRoute> refused, uint table, int ownInterface)
     {
         ArgumentNullException.ThrowIfNull(refused);
         var existing = refused.Where(r => r.Errno == RefusedRoute.Exists).Select(r => r.Prefix).ToArray();

@@ -1,7 +1,6 @@
 using System.Runtime.InteropServices;
-using Salvo.Interop.Linux;
 
-namespace Salvo.Pal;
+namespace Salvo.Interop.Linux;
 
 /// <summary>Reads and writes rtnetlink attributes (<c>struct rtattr</c> + value, padded to 4 bytes).</summary>
 internal static class NetlinkAttributes
