@@ -1,9 +1,9 @@
 using Microsoft.Extensions.Logging;
 
-namespace Salvo.Perf.Tunnel;
+namespace Salvo.WireGuard;
 
 /// <summary>
-/// The tunnel's log on standard error, one line per entry (<c>salvo tunnel: warning: ...</c>), Information and above:
+/// The tunnel's log on standard error, one line per entry (<c>wireguard-salvo: warning: ...</c>), Information and above:
 /// why a handshake or packet was refused, and each completed handshake. Standard output stays free for data.
 /// </summary>
 internal sealed class ConsoleLineLogger(TextWriter error) : ILogger
@@ -20,7 +20,7 @@ internal sealed class ConsoleLineLogger(TextWriter error) : ILogger
             return;
         }
 
-        var line = $"salvo tunnel: {logLevel.ToString().ToLowerInvariant()}: {formatter(state, exception)}";
+        var line = $"wireguard-salvo: {logLevel.ToString().ToLowerInvariant()}: {formatter(state, exception)}";
         lock (error)
         {
             error.WriteLine(line);

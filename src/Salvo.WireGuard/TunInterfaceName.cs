@@ -1,4 +1,4 @@
-namespace Salvo.Perf.Tunnel;
+namespace Salvo.WireGuard;
 
 /// <summary>What the kernel accepts as an interface name, checked on the command line before anything is created.</summary>
 internal static class TunInterfaceName

@@ -1,10 +1,10 @@
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Routing;
 
-namespace Salvo.Perf.Tunnel;
+namespace Salvo.WireGuard;
 
 /// <summary>
-/// The routes 'salvo tunnel up' adds for the peers' AllowedIPs, as wg-quick does: one route per prefix through the
+/// The routes 'wireguard-salvo up' adds for the peers' AllowedIPs, as wg-quick does: one route per prefix through the
 /// interface, none with <c>Table = off</c>. With <c>Table = auto</c> (the default) they go to the main table and a
 /// default route (a /0) is left out: taking all traffic into a tunnel whose own UDP packets must still leave by the old
 /// route needs policy routing (wg-quick's fwmark rules), which 'up' does not set up. With <c>Table = NUMBER</c> every

@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace Salvo.Perf.Native;
+namespace Salvo.WireGuard.Linux;
 
 /// <summary>
 /// The file calls of the status folder (<c>/run/salvo-tunnel</c>): a directory opened once without following a link,

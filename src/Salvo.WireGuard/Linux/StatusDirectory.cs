@@ -1,12 +1,12 @@
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
-using Salvo.Perf.Cli;
-using Salvo.Perf.Native;
 
-namespace Salvo.Perf.Tunnel.Linux;
+
+
+namespace Salvo.WireGuard.Linux;
 
 /// <summary>
-/// The folder 'salvo tunnel up' keeps its status files in (/run/salvo-tunnel), held open by descriptor. Made 0755 and
+/// The folder 'wireguard-salvo up' keeps its status files in (/run/salvo-tunnel), held open by descriptor. Made 0755 and
 /// its files 0644 whatever the umask: a status holds public keys, endpoints and counters, no secret, and 'show' may
 /// run as any user. Every file is written to a new name made with O_CREAT | O_EXCL | O_NOFOLLOW and renamed over the
 /// old one: a link planted at a name 'up' writes (as NAME.next once was, which made root's 'up' overwrite the link's
@@ -61,7 +61,7 @@ internal sealed class StatusDirectory : IDisposable
             var isLink = Libc.StatxOf(AtWorkingDirectory, path, AtSymbolicLinkNoFollow, Libc.StatxTypeAndMode, out var entry) == 0
                 && (entry.Mode & Libc.FileTypeMask) == SymbolicLink;
             throw errno is Libc.ErrorLoop or Libc.ErrorNotDirectory
-                ? new CliException($"up: status folder {path} is {(isLink ? "a symbolic link" : "not a directory")}; salvo writes only into a directory of its own there: remove it")
+                ? new DaemonException($"up: status folder {path} is {(isLink ? "a symbolic link" : "not a directory")}; wireguard-salvo writes only into a directory of its own there: remove it")
                 : Failure(path, "cannot be opened");
         }
 
@@ -75,7 +75,7 @@ internal sealed class StatusDirectory : IDisposable
             var owner = Libc.EffectiveUserId();
             if (status.Uid != owner)
             {
-                throw new CliException($"up: status folder {path} belongs to user {status.Uid}, not to this one ({owner}), who could replace its files: remove it");
+                throw new DaemonException($"up: status folder {path} belongs to user {status.Uid}, not to this one ({owner}), who could replace its files: remove it");
             }
 
             // Ours but made under another umask (0777 under umask 000): set back, so no other user can add files.
@@ -88,7 +88,7 @@ internal sealed class StatusDirectory : IDisposable
         }
         catch
         {
-            Epoll.Close(fd);
+            Libc.Close(fd);
             throw;
         }
     }
@@ -132,7 +132,7 @@ internal sealed class StatusDirectory : IDisposable
         }
         finally
         {
-            Epoll.Close(fd);
+            Libc.Close(fd);
         }
 
         if (problem is null && Libc.RenameAt(_fd, temporary, _fd, name) != 0)
@@ -152,9 +152,9 @@ internal sealed class StatusDirectory : IDisposable
     /// <summary>Removes file <paramref name="name"/> (a link is removed itself, not its target); a missing one is fine.</summary>
     public void Delete(string name) => Libc.UnlinkAt(_fd, name, 0);
 
-    public void Dispose() => Epoll.Close(_fd);
+    public void Dispose() => Libc.Close(_fd);
 
-    private static CliException Failure(string path, string what) => new($"up: status folder {path} {what}: {LastError()}");
+    private static DaemonException Failure(string path, string what) => new($"up: status folder {path} {what}: {LastError()}");
 
     private static string LastError() => Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError());
 }

@@ -1,9 +1,9 @@
 using Salvo.Tunnel;
 
-namespace Salvo.Perf.Tunnel;
+namespace Salvo.WireGuard.Status;
 
 /// <summary>
-/// One running tunnel as <c>salvo tunnel show --json</c> prints it and as <c>up</c> keeps it in its status file; the text
+/// One running tunnel as <c>wireguard-salvo show --json</c> prints it and as <c>up</c> keeps it in its status file; the text
 /// of <c>show</c> is rendered from it. <see cref="Dropped"/> has every <see cref="TunnelDropReason"/>, zeros included.
 /// </summary>
 internal sealed record TunnelStatusDocument(

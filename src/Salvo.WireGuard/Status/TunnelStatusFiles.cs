@@ -1,12 +1,12 @@
 using System.Text.Json;
-using Salvo.Perf.Cli;
-using Salvo.Perf.Reporting;
-using Salvo.Perf.Tunnel.Linux;
 
-namespace Salvo.Perf.Tunnel;
+
+using Salvo.WireGuard.Linux;
+
+namespace Salvo.WireGuard.Status;
 
 /// <summary>
-/// What <c>salvo tunnel show</c> reads: the status files running <c>up</c> processes keep, one JSON
+/// What <c>wireguard-salvo show</c> reads: the status files running <c>up</c> processes keep, one JSON
 /// <see cref="TunnelStatusDocument"/> per interface, rewritten whole every second.
 /// </summary>
 internal static class TunnelStatusFiles
@@ -22,7 +22,7 @@ internal static class TunnelStatusFiles
     /// null when written, else why not.
     /// </summary>
     public static string? Write(StatusDirectory directory, string name, TunnelStatusDocument status) =>
-        directory.Write(name, JsonSerializer.SerializeToUtf8Bytes(status, PerfJson.Compact.TunnelStatusDocument));
+        directory.Write(name, JsonSerializer.SerializeToUtf8Bytes(status, StatusJson.Compact.TunnelStatusDocument));
 
     /// <summary>A file being written (<see cref="StatusDirectory.TemporaryMark"/>), or one an older 'up' wrote before its rename.</summary>
     private static bool IsStatus(string file) =>
@@ -45,7 +45,7 @@ internal static class TunnelStatusFiles
             files = [.. files.Where(f => Path.GetFileName(f) == only)];
             if (files.Count == 0)
             {
-                throw new CliException($"show: NAME: no running tunnel '{only}'", CliException.FailureExitCode);
+                throw new DaemonException($"show: NAME: no running tunnel '{only}'", DaemonException.FailureExitCode);
             }
         }
 
@@ -67,12 +67,12 @@ internal static class TunnelStatusFiles
 
         try
         {
-            return JsonSerializer.Deserialize(text, PerfJson.Compact.TunnelStatusDocument)
+            return JsonSerializer.Deserialize(text, StatusJson.Compact.TunnelStatusDocument)
                 ?? throw new JsonException("null document");
         }
         catch (JsonException e)
         {
-            throw new CliException($"show: {file} is not a tunnel status document ({e.Message}); was it written by another version of salvo?", CliException.FailureExitCode);
+            throw new DaemonException($"show: {file} is not a tunnel status document ({e.Message}); was it written by another version of wireguard-salvo?", DaemonException.FailureExitCode);
         }
     }
 }

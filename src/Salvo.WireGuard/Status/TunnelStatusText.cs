@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text;
 using Salvo.Tunnel;
 
-namespace Salvo.Perf.Tunnel;
+namespace Salvo.WireGuard.Status;
 
 /// <summary>The status text of a running tunnel, laid out like <c>wg show</c>, with the drops by reason after the port.</summary>
 internal static class TunnelStatusText

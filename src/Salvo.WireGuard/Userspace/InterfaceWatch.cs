@@ -1,6 +1,6 @@
 using System.Net.NetworkInformation;
 
-namespace Salvo.Perf.Tunnel.Userspace;
+namespace Salvo.WireGuard.Userspace;
 
 /// <summary>
 /// Whether the interface a user-space device serves, and its control socket, are still there: deleting either ends

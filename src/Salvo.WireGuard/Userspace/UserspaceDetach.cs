@@ -1,10 +1,10 @@
 using System.Diagnostics;
-using Salvo.Perf.Cli;
 
-namespace Salvo.Perf.Tunnel.Userspace;
+
+namespace Salvo.WireGuard.Userspace;
 
 /// <summary>
-/// The detaching start of <c>salvo tunnel userspace</c>, wireguard-go's contract: the same command runs again in the
+/// The detaching start of <c>wireguard-salvo IFACE</c>, wireguard-go's contract: the same command runs again in the
 /// foreground (WG_PROCESS_FOREGROUND=1) with standard input closed and its output read here, and this process exits 0
 /// once that one says its control socket is up, so the caller (wg-quick) configures it at once; or with that process's
 /// exit code and its error lines when it fails first. wireguard-go opens the device and socket itself and hands their
@@ -17,9 +17,9 @@ internal static class UserspaceDetach
     /// <summary>The longest the foreground process may take to come up; it takes well under a second, the runtime's start included.</summary>
     private static readonly TimeSpan s_readyTimeout = TimeSpan.FromSeconds(30);
 
-    public static async Task<int> RunAsync(CliConsole console, string interfaceName, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync(DaemonConsole console, string interfaceName, CancellationToken cancellationToken)
     {
-        var command = SalvoExecutable.Command("userspace");
+        var command = DaemonExecutable.Command();
         var start = new ProcessStartInfo(command[0])
         {
             RedirectStandardInput = true,
@@ -29,13 +29,13 @@ internal static class UserspaceDetach
             // A daemon holds no directory of its caller's open (wireguard-go's is the caller's; an unmount would find it busy).
             WorkingDirectory = "/",
         };
-        foreach (var argument in command.Skip(1).Concat(["tunnel", "userspace", "--foreground", interfaceName]))
+        foreach (var argument in command.Skip(1).Concat(["--foreground", interfaceName]))
         {
             start.ArgumentList.Add(argument);
         }
 
         start.Environment[UserspaceCommand.ForegroundVariable] = "1";
-        using var child = Process.Start(start) ?? throw new CliException($"userspace: could not start {command[0]}", CliException.FailureExitCode);
+        using var child = Process.Start(start) ?? throw new DaemonException($"could not start {command[0]}", DaemonException.FailureExitCode);
         child.StandardInput.Close();
         var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var readyLine = UserspaceCommand.ReadyLine(interfaceName);
@@ -46,10 +46,7 @@ internal static class UserspaceDetach
                 return;
             }
 
-            lock (console.Error)
-            {
-                console.Error.WriteLine(line.Data);
-            }
+            console.Note(line.Data);
 
             if (line.Data.StartsWith(readyLine, StringComparison.Ordinal))
             {
@@ -74,10 +71,10 @@ internal static class UserspaceDetach
             // Only the child this call started, by its own handle.
             child.Kill();
             cancellationToken.ThrowIfCancellationRequested();
-            throw new CliException($"userspace: {interfaceName} was not up within {s_readyTimeout.TotalSeconds:F0} s; stopped it", CliException.FailureExitCode);
+            throw new DaemonException($"{interfaceName} was not up within {s_readyTimeout.TotalSeconds:F0} s; stopped it", DaemonException.FailureExitCode);
         }
 
         // WaitForExitAsync returns once the output has been read to its end, so every error line is printed above.
-        return child.ExitCode == 0 ? CliException.FailureExitCode : child.ExitCode;
+        return child.ExitCode == 0 ? DaemonException.FailureExitCode : child.ExitCode;
     }
 }

@@ -4,7 +4,7 @@ using Salvo.Tunnel;
 using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
 
-namespace Salvo.Perf.Tunnel.Userspace;
+namespace Salvo.WireGuard.Userspace;
 
 /// <summary>
 /// A tunnel device as wireguard-go starts one: no private key, no peers, a port the kernel picks, and the control socket

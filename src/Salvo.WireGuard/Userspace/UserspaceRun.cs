@@ -1,10 +1,10 @@
 using System.Runtime.Versioning;
-using Salvo.Perf.Cli;
+
 using Salvo.Tunnel;
 
-namespace Salvo.Perf.Tunnel.Userspace;
+namespace Salvo.WireGuard.Userspace;
 
-/// <summary>The foreground run of <c>salvo tunnel userspace</c>: the device and its control socket until the interface or the socket goes, or a stop signal comes.</summary>
+/// <summary>The foreground run of <c>wireguard-salvo -f IFACE</c>: the device and its control socket until the interface or the socket goes, or a stop signal comes.</summary>
 [SupportedOSPlatform("linux")]
 internal static class UserspaceRun
 {
@@ -16,7 +16,7 @@ internal static class UserspaceRun
     /// </summary>
     private static readonly TimeSpan s_watchInterval = TimeSpan.FromMilliseconds(100);
 
-    public static async Task<int> RunAsync(CliConsole console, string interfaceName, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync(DaemonConsole console, string interfaceName, CancellationToken cancellationToken)
     {
         KernelTunDevice tun;
         try
@@ -25,7 +25,7 @@ internal static class UserspaceRun
         }
         catch (IOException e)
         {
-            throw new CliException($"userspace: cannot create the TUN interface {interfaceName}: {e.Message}", CliException.FailureExitCode);
+            throw new DaemonException($"cannot create the TUN interface {interfaceName}: {e.Message}", DaemonException.FailureExitCode);
         }
 
         try
@@ -37,7 +37,7 @@ internal static class UserspaceRun
         catch (IOException e)
         {
             tun.Dispose();
-            throw new CliException($"userspace: cannot set the MTU of {interfaceName}: {e.Message}", CliException.FailureExitCode);
+            throw new DaemonException($"cannot set the MTU of {interfaceName}: {e.Message}", DaemonException.FailureExitCode);
         }
 
         UserspaceDevice started;
@@ -47,7 +47,7 @@ internal static class UserspaceRun
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException)
         {
-            throw new CliException($"userspace: {interfaceName}: cannot open the control socket: {e.Message}", CliException.FailureExitCode);
+            throw new DaemonException($"{interfaceName}: cannot open the control socket: {e.Message}", DaemonException.FailureExitCode);
         }
 
         string why;
@@ -78,11 +78,11 @@ internal static class UserspaceRun
         if (failed is not null)
         {
             // The tunnel no longer carries packets: leaving the interface up would black-hole its routes.
-            throw new CliException($"userspace: {interfaceName}: {failed}; interface and control socket removed", CliException.FailureExitCode);
+            throw new DaemonException($"{interfaceName}: {failed}; interface and control socket removed", DaemonException.FailureExitCode);
         }
 
         // A stop signal is this process's usual end, as for wireguard-go: exit 0, the socket removed with the device.
-        console.Note($"salvo tunnel: {interfaceName} down ({why}); control socket removed");
+        console.Note($"{DaemonExecutable.Name}: {interfaceName} down ({why}); control socket removed");
         return 0;
     }
 }
