@@ -82,9 +82,8 @@ internal sealed record UserspaceArguments(string InterfaceName, bool Foreground)
                 case "-f" or "--foreground":
                     foreground = true;
                     break;
-                case var option when option.StartsWith('-') && option.Length > 1:
-                    throw new DaemonException($"unknown option '{option}'");
                 default:
+                    // Any other word is the name, "-x" too: the name's own check refuses it, naming IFACE.
                     name = name is null ? argument : throw new DaemonException($"one IFACE only; '{argument}' is a second (or an unknown command: up, show)");
                     break;
             }

@@ -1,9 +1,8 @@
 using Microsoft.Extensions.Logging;
-using Salvo.Perf.Tunnel;
 
-namespace Salvo.Perf.Tests;
+namespace Salvo.WireGuard.Tests;
 
-/// <summary>What 'salvo tunnel up' prints when the tunnel refuses something: one line on standard error with the reason.</summary>
+/// <summary>What 'wireguard-salvo up' prints when the tunnel refuses something: one line on standard error with the reason.</summary>
 public sealed class ConsoleLineLoggerTests
 {
     [Fact]
@@ -15,6 +14,6 @@ public sealed class ConsoleLineLoggerTests
         logger.LogWarning("Tunnel refused a datagram from {Source}: {Reason}", "198.18.0.1:51821", "replayed");
         logger.LogDebug("not shown");
 
-        Assert.Equal("salvo tunnel: warning: Tunnel refused a datagram from 198.18.0.1:51821: replayed" + Environment.NewLine, error.ToString());
+        Assert.Equal("wireguard-salvo: warning: Tunnel refused a datagram from 198.18.0.1:51821: replayed" + Environment.NewLine, error.ToString());
     }
 }

@@ -1,12 +1,11 @@
 using System.Text;
-using Salvo.Perf.Cli;
-using Salvo.Perf.Tunnel.Linux;
+using Salvo.WireGuard.Linux;
 using Salvo.Tests.Lab;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
 /// <summary>
-/// The status folder of <c>salvo tunnel up</c>: files written without following a link planted at any name it uses,
+/// The status folder of <c>wireguard-salvo up</c>: files written without following a link planted at any name it uses,
 /// modes set whole, and a folder that is a link, not a directory, or someone else's refused.
 /// </summary>
 [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
@@ -88,9 +87,9 @@ public sealed class StatusDirectoryTests : IDisposable
         var elsewhere = Directory.CreateDirectory(Path.Combine(_root, "elsewhere")).FullName;
         File.CreateSymbolicLink(Folder, elsewhere);
 
-        var error = Assert.Throws<CliException>(() => StatusDirectory.Open(Folder));
+        var error = Assert.Throws<DaemonException>(() => StatusDirectory.Open(Folder));
 
-        Assert.Equal($"up: status folder {Folder} is a symbolic link; salvo writes only into a directory of its own there: remove it", error.Message);
+        Assert.Equal($"up: status folder {Folder} is a symbolic link; wireguard-salvo writes only into a directory of its own there: remove it", error.Message);
         Assert.Empty(Directory.GetFileSystemEntries(elsewhere));
     }
 
@@ -99,7 +98,7 @@ public sealed class StatusDirectoryTests : IDisposable
     {
         File.WriteAllText(Folder, Untouched);
 
-        var error = Assert.Throws<CliException>(() => StatusDirectory.Open(Folder));
+        var error = Assert.Throws<DaemonException>(() => StatusDirectory.Open(Folder));
 
         Assert.Contains("is not a directory", error.Message, StringComparison.Ordinal);
         Assert.Equal(Untouched, File.ReadAllText(Folder));
@@ -115,7 +114,7 @@ public sealed class StatusDirectoryTests : IDisposable
             Assert.True(chown.WaitForExit(10_000) && chown.ExitCode == 0, "chown failed");
         }
 
-        var error = Assert.Throws<CliException>(() => StatusDirectory.Open(Folder));
+        var error = Assert.Throws<DaemonException>(() => StatusDirectory.Open(Folder));
 
         Assert.Contains("belongs to user 65534", error.Message, StringComparison.Ordinal);
     }

@@ -45,7 +45,7 @@ internal static class TunnelStatusFiles
             files = [.. files.Where(f => Path.GetFileName(f) == only)];
             if (files.Count == 0)
             {
-                throw new DaemonException($"show: NAME: no running tunnel '{only}'", DaemonException.FailureExitCode);
+                throw new DaemonException($"show: IFACE: no running tunnel '{only}'", DaemonException.FailureExitCode);
             }
         }
 

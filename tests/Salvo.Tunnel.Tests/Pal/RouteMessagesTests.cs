@@ -1,11 +1,14 @@
 using System.Runtime.InteropServices;
 using System.Text;
-using Salvo.Perf.Tunnel.Linux;
+using Salvo.Interop.Linux;
 using Salvo.Tunnel.Routing;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.Tunnel.Tests.Pal;
 
-/// <summary>The rtnetlink bytes of 'ip route add PREFIX dev NAME' and 'ip route show', and the kernel's answers, read off include/uapi/linux.</summary>
+/// <summary>
+/// The rtnetlink bytes of 'ip route add PREFIX dev NAME' and 'ip route show', and the kernel's answers, read off
+/// include/uapi/linux: the one codec in src/Common that the tunnel's routes and AF_XDP's lookups share.
+/// </summary>
 public sealed class RouteMessagesTests
 {
     [Fact]
@@ -13,7 +16,7 @@ public sealed class RouteMessagesTests
     {
         var buffer = new byte[RouteMessages.MaxRequestSize];
 
-        var length = RouteMessages.WriteAdd(buffer, sequence: 7, IPPrefix.Parse("198.18.1.0/24"), interfaceIndex: 5);
+        var length = WriteAdd(buffer, 7, "198.18.1.0/24", interfaceIndex: 5);
 
         Assert.Equal(44, length);
         Assert.Equal(44u, Read<uint>(buffer, 0));
@@ -32,7 +35,7 @@ public sealed class RouteMessagesTests
     {
         var buffer = new byte[RouteMessages.MaxRequestSize];
 
-        var length = RouteMessages.WriteAdd(buffer, 1, IPPrefix.Parse("fd00:5a1::2/128"), 3);
+        var length = WriteAdd(buffer, 1, "fd00:5a1::2/128", 3);
 
         Assert.Equal(56, length);
         Assert.Equal([10, 128, 0, 0, 254, 3, 0, 1], buffer[16..24]);
@@ -46,7 +49,7 @@ public sealed class RouteMessagesTests
     {
         var buffer = new byte[RouteMessages.MaxRequestSize];
 
-        var length = RouteMessages.WriteAdd(buffer, 1, IPPrefix.Parse("0.0.0.0/0"), 3, table: 200);
+        var length = WriteAdd(buffer, 1, "0.0.0.0/0", 3, table: 200);
 
         Assert.Equal(44, length);
         Assert.Equal(200, buffer[20]);
@@ -57,7 +60,7 @@ public sealed class RouteMessagesTests
     {
         var buffer = new byte[RouteMessages.MaxRequestSize];
 
-        var length = RouteMessages.WriteAdd(buffer, 1, IPPrefix.Parse("::/0"), 3, table: 51820);
+        var length = WriteAdd(buffer, 1, "::/0", 3, table: 51820);
 
         Assert.Equal(RouteMessages.MaxRequestSize, length);
         Assert.Equal((uint)length, Read<uint>(buffer, 0));
@@ -76,7 +79,7 @@ public sealed class RouteMessagesTests
     {
         var buffer = new byte[RouteMessages.MaxRequestSize];
 
-        RouteMessages.WriteAdd(buffer, 1, IPPrefix.Parse(prefix), 3, table: 51820);
+        WriteAdd(buffer, 1, prefix, 3, table: 51820);
 
         var flags = Read<ushort>(buffer, 6);
         Assert.Equal(0, flags & 0x100);                  // NLM_F_REPLACE
@@ -105,7 +108,7 @@ public sealed class RouteMessagesTests
 
         Assert.True(KernelRoute.TryRead(message, out var route));
 
-        Assert.Equal(IPPrefix.Parse("198.18.0.0/24"), route.Prefix);
+        Assert.Equal(("198.18.0.0/24", IPPrefix.Parse("198.18.0.0/24")), (route.Prefix, new IPPrefix(route.Destination, route.PrefixLength)));
         Assert.Equal((254u, 7, 100u), (route.Table, route.InterfaceIndex, route.Metric));
         Assert.Equal("198.18.0.0/24 dev eth7 table main proto kernel metric 100", route.Describe(index => index == 7 ? "eth7" : null));
     }
@@ -117,7 +120,7 @@ public sealed class RouteMessagesTests
 
         Assert.True(KernelRoute.TryRead(message, out var route));
 
-        Assert.Equal(IPPrefix.Parse("::/0"), route.Prefix);
+        Assert.Equal("::/0", route.Prefix);
         Assert.Equal("unreachable ::/0 table 51820 proto static", route.Describe(_ => null));
     }
 
@@ -149,11 +152,11 @@ public sealed class RouteMessagesTests
         var buffer = answers.ToArray();
         var offset = 0;
 
-        Assert.True(RouteMessages.TryReadAnswer(buffer, ref offset, out var type, out var sequence, out var error, out var reason));
-        Assert.Equal((RouteMessages.Error, 1u, 0, (string?)null), (type, sequence, error, reason));
-        Assert.True(RouteMessages.TryReadAnswer(buffer, ref offset, out type, out sequence, out error, out reason));
-        Assert.Equal((RouteMessages.Error, 2u, -19, "Nexthop device is not up"), (type, sequence, error, reason));
-        Assert.False(RouteMessages.TryReadAnswer(buffer, ref offset, out _, out _, out _, out _));
+        Assert.True(NetlinkMessages.TryReadAnswer(buffer, ref offset, out var type, out var sequence, out var error, out var reason));
+        Assert.Equal((NetlinkConstants.NLMSG_ERROR, 1u, 0, (string?)null), (type, sequence, error, reason));
+        Assert.True(NetlinkMessages.TryReadAnswer(buffer, ref offset, out type, out sequence, out error, out reason));
+        Assert.Equal((NetlinkConstants.NLMSG_ERROR, 2u, -19, "Nexthop device is not up"), (type, sequence, error, reason));
+        Assert.False(NetlinkMessages.TryReadAnswer(buffer, ref offset, out _, out _, out _, out _));
     }
 
     /// <summary>An NLMSG_ERROR as the kernel writes it with NETLINK_CAP_ACK and NETLINK_EXT_ACK on.</summary>
@@ -163,7 +166,7 @@ public sealed class RouteMessagesTests
         var attribute = reason is null ? 0 : (4 + text.Length + 3) & ~3;
         var message = new byte[16 + 4 + 16 + attribute];
         Write(message, 0, (uint)message.Length);
-        Write(message, 4, RouteMessages.Error);
+        Write(message, 4, NetlinkConstants.NLMSG_ERROR);
         Write(message, 6, (ushort)(0x100 | (reason is null ? 0 : 0x200)));
         Write(message, 8, sequence);
         Write(message, 16, error);
@@ -219,6 +222,12 @@ public sealed class RouteMessagesTests
         bytes[21] = protocol;
         bytes[23] = type;
         return bytes;
+    }
+
+    private static int WriteAdd(byte[] buffer, uint sequence, string prefix, int interfaceIndex, uint table = NetlinkConstants.RT_TABLE_MAIN)
+    {
+        var parsed = IPPrefix.Parse(prefix);
+        return RouteMessages.WriteAdd(buffer, sequence, parsed.Address, parsed.Length, interfaceIndex, table);
     }
 
     private static T Read<T>(byte[] buffer, int offset)

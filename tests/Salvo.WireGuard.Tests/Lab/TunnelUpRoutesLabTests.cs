@@ -2,10 +2,10 @@ using Salvo.Perf.Tests.Reliability;
 using Salvo.Tests.Lab;
 using Salvo.Tunnel;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
 /// <summary>
-/// <c>salvo tunnel up</c> and the host's own routes, in a lab namespace: a prefix the host routes already is refused
+/// <c>wireguard-salvo up</c> and the host's own routes, in a lab namespace: a prefix the host routes already is refused
 /// before anything is made and its route stays; a normal run takes away exactly the routes it added.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
@@ -65,7 +65,7 @@ public sealed class TunnelUpRoutesLabTests : IDisposable
         var before = Routes(lab);
 
         using var salvo = Up(lab, name, "Address = 198.19.77.1/24, fd00:5a2::1/64", "AllowedIPs = 198.19.77.0/24, 198.19.78.0/24, fd00:5a3::/64", "-t", "60");
-        salvo.Output.WaitFor($"salvo tunnel: {name} up in", s_wait);
+        salvo.Output.WaitFor($"wireguard-salvo: {name} up in", s_wait);
 
         var up = NetworkLab.Exec(lab.HostA, "ip", $"route show dev {name}") + NetworkLab.Exec(lab.HostA, "ip", $"-6 route show dev {name}");
         Assert.Contains("198.19.77.0/24", up, StringComparison.Ordinal);
@@ -93,6 +93,6 @@ public sealed class TunnelUpRoutesLabTests : IDisposable
         File.WriteAllText(config,
             $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nListenPort = 0\n{interfaceLine}\n\n" +
             $"[Peer]\nPublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\n{peerLine}\nEndpoint = {NetworkLab.AddressB}:51820\n");
-        return SalvoChild.Start(["tunnel", "up", config, .. options], wrapper: ["ip", "netns", "exec", lab.HostA]);
+        return DaemonChild.Start(["up", config, .. options], wrapper: ["ip", "netns", "exec", lab.HostA]);
     }
 }

@@ -1,13 +1,12 @@
 using System.Diagnostics;
-using Salvo.Perf.Tests.Reliability;
 using Salvo.Tests.Lab;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Tests.Support;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
 /// <summary>
-/// <c>salvo tunnel up</c> with thousands of peers, as a child process inside a lab namespace: every AllowedIPs route
+/// <c>wireguard-salvo up</c> with thousands of peers, as a child process inside a lab namespace: every AllowedIPs route
 /// installed, and -t and SIGTERM honoured while it starts.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
@@ -23,9 +22,9 @@ public sealed class TunnelUpScaleLabTests : IDisposable
     {
         using var lab = new NetworkLab();
         var name = $"sp{Environment.ProcessId % 100_000}";
-        using var salvo = SalvoChild.Start(["tunnel", "up", Config(5_000), "--name", name, "-t", "120"], wrapper: ["ip", "netns", "exec", lab.HostA]);
+        using var salvo = DaemonChild.Start(["up", Config(5_000), "--name", name, "-t", "120"], wrapper: ["ip", "netns", "exec", lab.HostA]);
 
-        salvo.Output.WaitFor($"salvo tunnel: {name} up in", s_wait);
+        salvo.Output.WaitFor($"wireguard-salvo: {name} up in", s_wait);
 
         // One /32 and one /128 per peer, besides the routes of the interface's own subnets.
         var v4 = NetworkLab.Exec(lab.HostA, "ip", $"-4 route show dev {name}").Split('\n').Count(line => line.StartsWith("198.", StringComparison.Ordinal) && !line.Contains('/', StringComparison.Ordinal));
@@ -44,12 +43,12 @@ public sealed class TunnelUpScaleLabTests : IDisposable
         var clock = Stopwatch.StartNew();
 
         // -t 1 counts from the launch: with 10,000 peers the tunnel ends during its start, wherever it is by then.
-        using var salvo = SalvoChild.Start(["tunnel", "up", Config(10_000), "--name", name, "-t", "1"], wrapper: ["ip", "netns", "exec", lab.HostA]);
+        using var salvo = DaemonChild.Start(["up", Config(10_000), "--name", name, "-t", "1"], wrapper: ["ip", "netns", "exec", lab.HostA]);
 
         Assert.True(salvo.Process.WaitForExit(s_wait), $"salvo ran past -t 1 for {clock.Elapsed.TotalSeconds:F0} s: {salvo.Output.Text}");
         Assert.Equal(0, salvo.Process.ExitCode);
         // Down after its start, or stopped before the interface was made when reading the file took the whole second.
-        Assert.Matches($"salvo tunnel: ({name} down after|stopped after .* before {name} was created)", salvo.Output.Text);
+        Assert.Matches($"wireguard-salvo: ({name} down after|stopped after .* before {name} was created)", salvo.Output.Text);
     }
 
     private string Config(int peers)

@@ -2,10 +2,10 @@ using System.Diagnostics;
 using Salvo.Tests.Lab;
 using Salvo.Tunnel;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
 /// <summary>
-/// <c>salvo tunnel up</c> under umask 000 with links planted where it writes its status, as a child process in a lab
+/// <c>wireguard-salvo up</c> under umask 000 with links planted where it writes its status, as a child process in a lab
 /// namespace with a mount namespace of its own, so its /run (a fresh tmpfs) is not the host's.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
@@ -31,7 +31,7 @@ public sealed class TunnelUpStatusLabTests : IDisposable
         File.WriteAllText(final, Untouched);
         var status = $"/run/salvo-tunnel/{name}";
         var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet";
-        var salvo = Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll");
+        var daemon = Daemon.Dll;
 
         // The folder made under umask 000 is 0777, as a local user's would be; the links stand at the name the old code
         // wrote before its rename and at the status file's own name. At most 30 s of waiting for the first status.
@@ -41,7 +41,7 @@ public sealed class TunnelUpStatusLabTests : IDisposable
             mkdir /run/salvo-tunnel
             ln -s {{next}} {{status}}.next
             ln -s {{final}} {{status}}
-            {{dotnet}} {{salvo}} tunnel up {{config}} --name {{name}} -t 40 &
+            {{dotnet}} {{daemon}} up {{config}} --name {{name}} -t 40 &
             pid=$!
             i=0
             while [ $i -lt 300 ] && { [ -L {{status}} ] || [ ! -f {{status}} ]; }; do sleep 0.1; i=$((i + 1)); done

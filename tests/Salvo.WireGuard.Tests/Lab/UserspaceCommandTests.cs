@@ -1,10 +1,10 @@
 using System.Diagnostics;
 using Salvo.Tests.Lab;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
 /// <summary>
-/// <c>salvo tunnel userspace</c> keeps wireguard-go's contract: it detaches once its control socket is up (exit 0),
+/// <c>wireguard-salvo IFACE</c> keeps wireguard-go's contract: it detaches once its control socket is up (exit 0),
 /// reports a failure to start with the detached process's error, and the device ends, exit code 0 and socket
 /// removed, when its interface is deleted or on SIGTERM.
 /// </summary>
@@ -17,7 +17,7 @@ public sealed class UserspaceCommandTests
         using var lab = new NetworkLab();
         var name = UserspaceLab.NewInterfaceName('d');
 
-        var (exit, _, error) = UserspaceLab.InHost(lab.HostA, UserspaceLab.Salvo, "tunnel", "userspace", name);
+        var (exit, _, error) = UserspaceLab.InHost(lab.HostA, UserspaceLab.Daemon, name);
 
         Assert.True(exit == 0, error);
         Assert.True(File.Exists(UserspaceLab.SocketPath(name)), error);
@@ -41,10 +41,10 @@ public sealed class UserspaceCommandTests
 
         // A veth, not a TUN device: TUNSETIFF refuses to attach to it.
         var veth = NetworkLab.Exec(lab.HostA, "ip", "-o link show type veth").Split(':')[1].Trim().Split('@')[0];
-        var (exit, _, error) = UserspaceLab.InHost(lab.HostA, UserspaceLab.Salvo, "tunnel", "userspace", veth);
+        var (exit, _, error) = UserspaceLab.InHost(lab.HostA, UserspaceLab.Daemon, veth);
 
         Assert.Equal(1, exit);
-        Assert.Contains($"userspace: cannot create the TUN interface {veth}: TUNSETIFF", error, StringComparison.Ordinal);
+        Assert.Contains($"cannot create the TUN interface {veth}: TUNSETIFF", error, StringComparison.Ordinal);
         Assert.Null(UserspaceLab.DaemonProcessId(veth));
     }
 
@@ -54,7 +54,7 @@ public sealed class UserspaceCommandTests
         using var lab = new NetworkLab();
         var name = UserspaceLab.NewInterfaceName('f');
         var start = new ProcessStartInfo("ip") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var argument in new[] { "netns", "exec", lab.HostA, UserspaceLab.Salvo, "tunnel", "userspace", "-f", name })
+        foreach (var argument in new[] { "netns", "exec", lab.HostA, UserspaceLab.Daemon, "-f", name })
         {
             start.ArgumentList.Add(argument);
         }
@@ -78,7 +78,7 @@ public sealed class UserspaceCommandTests
             Assert.True(process.ExitCode == 0, error.Result);
             Assert.False(File.Exists(UserspaceLab.SocketPath(name)), "the control socket was left behind");
             Assert.False(UserspaceLab.HasInterface(lab.HostA, name));
-            Assert.Contains($"salvo tunnel: {name} down (stop signal); control socket removed", error.Result, StringComparison.Ordinal);
+            Assert.Contains($"wireguard-salvo: {name} down (stop signal); control socket removed", error.Result, StringComparison.Ordinal);
             Assert.Empty(output.Result);
         }
         finally
@@ -103,7 +103,7 @@ public sealed class UserspaceCommandTests
     {
         using var lab = new NetworkLab();
         var name = UserspaceLab.NewInterfaceName('x');
-        var (exit, _, error) = UserspaceLab.InHost(lab.HostA, UserspaceLab.Salvo, "tunnel", "userspace", name);
+        var (exit, _, error) = UserspaceLab.InHost(lab.HostA, UserspaceLab.Daemon, name);
         Assert.True(exit == 0, error);
         var pid = UserspaceLab.DaemonProcessId(name);
         Assert.True(pid is not null, $"no process serves {name}: {error}");
@@ -145,12 +145,12 @@ public sealed class UserspaceCommandTests
     }
 
     [Theory]
-    [InlineData("a-name-of-16-chr", "userspace: IFACE: 'a-name-of-16-chr' is 16 characters; an interface name is 1 to 15")]
-    [InlineData("wg 0", "userspace: IFACE: 'wg 0' holds '/', ':' or whitespace")]
-    [InlineData("wg%d", "userspace: IFACE: 'wg%d' holds '%', which lets the kernel choose the name")]
+    [InlineData("a-name-of-16-chr", "IFACE: 'a-name-of-16-chr' is 16 characters; an interface name is 1 to 15")]
+    [InlineData("wg 0", "IFACE: 'wg 0' holds '/', ':' or whitespace")]
+    [InlineData("wg%d", "IFACE: 'wg%d' holds '%', which lets the kernel choose the name")]
     public async Task Userspace_BadInterfaceName_IsRefusedNamingIt(string name, string expected)
     {
-        var (exit, _, error) = await Cli.RunAsync("tunnel", "userspace", name);
+        var (exit, _, error) = await Daemon.RunAsync(name);
 
         Assert.Equal(2, exit);
         Assert.Contains(expected, error, StringComparison.Ordinal);
@@ -162,6 +162,6 @@ public sealed class UserspaceCommandTests
     [InlineData("WG_PROCESS_FOREGROUND", null)]
     public void Userspace_DescriptorsFromTheCaller_AreRefusedByName(string set, string? refused)
     {
-        Assert.Equal(refused, Salvo.Perf.Tunnel.Userspace.UserspaceCommand.InheritedDescriptorVariable(name => name == set ? "3" : null));
+        Assert.Equal(refused, Salvo.WireGuard.Userspace.UserspaceCommand.InheritedDescriptorVariable(name => name == set ? "3" : null));
     }
 }

@@ -1,6 +1,6 @@
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
-/// <summary>A fact that runs <c>salvo tunnel userspace</c> in a lab namespace (and, with <c>wgQuick</c>, stock wg-quick, wg, wireguard-go, ping, iperf3); skipped with the reason otherwise.</summary>
+/// <summary>A fact that runs <c>wireguard-salvo IFACE</c> in a lab namespace (and, with <c>wgQuick</c>, stock wg-quick, wg, wireguard-go, ping, iperf3); skipped with the reason otherwise.</summary>
 public sealed class UserspaceFactAttribute : FactAttribute
 {
     public UserspaceFactAttribute(bool wgQuick = false)
@@ -12,7 +12,7 @@ public sealed class UserspaceFactAttribute : FactAttribute
     }
 }
 
-/// <summary>A theory that runs <c>salvo tunnel userspace</c> in a lab namespace; skipped with the reason otherwise.</summary>
+/// <summary>A theory that runs <c>wireguard-salvo IFACE</c> in a lab namespace; skipped with the reason otherwise.</summary>
 public sealed class UserspaceTheoryAttribute : TheoryAttribute
 {
     public UserspaceTheoryAttribute()

@@ -3,25 +3,25 @@ using System.Globalization;
 using Salvo.Tests.Lab;
 using Salvo.Tunnel.Tests.Support;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
 /// <summary>
-/// <c>salvo tunnel userspace</c> as wg-quick runs it: the apphost the build puts beside the tests (the checkout's one
-/// executable path, <c>bin/Release/net10.0/Salvo.Perf</c>), in a lab namespace. Interface names carry this process's
+/// <c>wireguard-salvo IFACE</c> as wg-quick runs it: the apphost the build puts beside the tests (the checkout's one
+/// executable path, <c>bin/Release/net10.0/wireguard-salvo</c>), in a lab namespace. Interface names carry this process's
 /// PID: /var/run/wireguard is shared by every namespace and by other test runs.
 /// </summary>
 internal static class UserspaceLab
 {
     private static int s_next;
 
-    /// <summary>The salvo executable, one path as WG_QUICK_USERSPACE_IMPLEMENTATION takes it.</summary>
-    public static string Salvo => Path.Combine(AppContext.BaseDirectory, "Salvo.Perf");
+    /// <summary>The daemon's executable, one path as WG_QUICK_USERSPACE_IMPLEMENTATION takes it.</summary>
+    public static string Daemon => Tests.Daemon.Executable;
 
     /// <summary>Why the userspace lab cannot run here, or null.</summary>
     public static string? WhyUnavailable(bool wgQuick) =>
         NetworkLab.WhyUnavailable()
         ?? (File.Exists("/dev/net/tun") ? null : "/dev/net/tun is missing")
-        ?? (File.Exists(Salvo) ? null : $"the salvo apphost is not at {Salvo}")
+        ?? (File.Exists(Daemon) ? null : $"the wireguard-salvo apphost is not at {Daemon}")
         ?? (!wgQuick ? null
             : new[] { "wg", "wg-quick", "wireguard-go", "ping", "iperf3", "nft" }.FirstOrDefault(tool => ExternalTool.Find(tool) is null) is { } missing
                 ? $"{missing} is not installed (apt-get install wireguard-tools wireguard-go iputils-ping iperf3 nftables)"
@@ -41,7 +41,7 @@ internal static class UserspaceLab
     public static bool HasInterface(string host, string interfaceName) =>
         ExternalTool.RunAllowingFailure("ip", ["-n", host, "link", "show", "dev", interfaceName]).ExitCode == 0;
 
-    /// <summary>The PID of the process serving <paramref name="interfaceName"/> (its command line ends "userspace -f NAME" or "userspace --foreground NAME"), or null.</summary>
+    /// <summary>The PID of the process serving <paramref name="interfaceName"/> (its command line ends "-f NAME" or "--foreground NAME"), or null.</summary>
     public static int? DaemonProcessId(string interfaceName)
     {
         foreach (var folder in Directory.EnumerateDirectories("/proc"))
@@ -54,7 +54,7 @@ internal static class UserspaceLab
             try
             {
                 var arguments = File.ReadAllText(Path.Combine(folder, "cmdline")).Split('\0', StringSplitOptions.RemoveEmptyEntries);
-                if (arguments is [.., "userspace", "-f" or "--foreground", var name] && name == interfaceName)
+                if (arguments is [.., "-f" or "--foreground", var name] && name == interfaceName)
                 {
                     return pid;
                 }

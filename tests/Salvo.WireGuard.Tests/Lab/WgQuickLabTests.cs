@@ -4,11 +4,11 @@ using Salvo.Tests.Lab;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Tests.Support;
 
-namespace Salvo.Perf.Tests.Tunnel;
+namespace Salvo.WireGuard.Tests;
 
 /// <summary>
-/// Stock wg-quick brings Salvo up as its user-space implementation (WG_QUICK_USERSPACE_IMPLEMENTATION naming the salvo
-/// executable) in namespace A, with a full tunnel (AllowedIPs = 0.0.0.0/0: wg-quick's fwmark rules and nftables) and
+/// Stock wg-quick brings Salvo up as its user-space implementation (WG_QUICK_USERSPACE_IMPLEMENTATION naming the
+/// wireguard-salvo executable directly, no command-line rewriting) in namespace A, with a full tunnel (AllowedIPs = 0.0.0.0/0: wg-quick's fwmark rules and nftables) and
 /// PostUp/PostDown hooks, against wireguard-go under wg-quick in namespace B. B's endpoint address, 198.18.200.2 on its
 /// loopback, is reachable from A only through A's default route (via the veth), so the tunnel's own datagrams must
 /// carry the fwmark wg-quick sets to leave by it; 198.19.99.2, also on B's loopback, only through the tunnel.
@@ -63,9 +63,9 @@ public sealed class WgQuickLabTests
             // wireguard-go refuses to run on Linux without its variable; wg-quick runs it by default.
             var upB = UserspaceLab.InHost(lab.HostB, "env", path, "WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1", "wg-quick", "up", fileB);
             Assert.True(upB.ExitCode == 0, upB.Error);
-            var upA = UserspaceLab.InHost(lab.HostA, "env", path, $"WG_QUICK_USERSPACE_IMPLEMENTATION={UserspaceLab.Salvo}", "wg-quick", "up", fileA);
+            var upA = UserspaceLab.InHost(lab.HostA, "env", path, $"WG_QUICK_USERSPACE_IMPLEMENTATION={UserspaceLab.Daemon}", "wg-quick", "up", fileA);
             Assert.True(upA.ExitCode == 0, upA.Error);
-            Assert.Contains($"[#] {UserspaceLab.Salvo} {nameA}", upA.Error, StringComparison.Ordinal);
+            Assert.Contains($"[#] {UserspaceLab.Daemon} {nameA}", upA.Error, StringComparison.Ordinal);
             Assert.Contains($"[#] wg set {nameA} fwmark 51820", upA.Error, StringComparison.Ordinal);
             Assert.Equal(nameA, File.ReadAllText(Path.Combine(folder, "post-up")).Trim());
 
