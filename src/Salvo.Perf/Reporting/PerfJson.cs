@@ -25,8 +25,6 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(Sweep.SweepReport))]
 [JsonSerializable(typeof(Tunnel.TunnelBenchReport))]
 [JsonSerializable(typeof(Lab.LabReport))]
-[JsonSerializable(typeof(Tunnel.TunnelStatusDocument))]
-[JsonSerializable(typeof(IReadOnlyList<Tunnel.TunnelStatusDocument>))]
 internal sealed partial class PerfJson : JsonSerializerContext
 {
     /// <summary>One line per document (JSON lines).</summary>

@@ -95,7 +95,7 @@ internal sealed class BenchLab : IDisposable
         {
             foreach (var device in BenchTunnel.All.SelectMany(t => t.SalvoDeviceNames(owner)))
             {
-                File.Delete(Path.Combine(TunnelCommand.StatusFolder, device));
+                File.Delete(Path.Combine(Salvo.WireGuard.UpCommand.StatusFolder, device));
             }
         }
     }
@@ -167,7 +167,7 @@ internal sealed class BenchLab : IDisposable
             Endpoint = {peerUnderlay}:{port}
             TcpFallback = {tcpFallback}
             """);
-        StartBackground(host, [.. SalvoExecutable.Command("bench"), "tunnel", "up", file, "--name", name], Path.Combine(TunnelCommand.StatusFolder, name));
+        StartBackground(host, [.. Salvo.WireGuard.DaemonExecutable.Command(), "up", file, "--name", name], Path.Combine(Salvo.WireGuard.UpCommand.StatusFolder, name));
         WaitFor(host, name, address);
     }
 

@@ -39,4 +39,8 @@ internal abstract class TunnelPlatform
     /// <exception cref="IOException">Another process listens on <paramref name="path"/>.</exception>
     /// <exception cref="PlatformNotSupportedException">The platform has no Unix sockets with file modes.</exception>
     public abstract System.Net.Sockets.Socket ListenOwnerOnly(string path);
+
+    /// <summary>Addresses, MTU and routes of a tunnel's interface, as wg-quick sets them with ip(8).</summary>
+    /// <exception cref="PlatformNotSupportedException">The platform has no routing tables this tunnel can write.</exception>
+    public abstract Routing.IInterfaceSetup OpenInterfaceSetup();
 }

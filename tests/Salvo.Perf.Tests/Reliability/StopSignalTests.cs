@@ -115,7 +115,10 @@ public sealed class StopSignalTests
         Assert.Contains("salvo: cancelled (SIGTERM)", output, StringComparison.Ordinal);
     }
 
-    /// <summary>In a namespace of its own, so the interface and its route touch nothing of the host's.</summary>
+    /// <summary>
+    /// In a namespace of its own, so the interface and its route touch nothing of the host's. The deprecated 'salvo tunnel
+    /// up' runs the daemon's command in this process: it names wireguard-salvo once and still ends on salvo's signal.
+    /// </summary>
     [RequiresFact(Requirement.Netns)]
     public void TunnelUp_Sigterm_RemovesTheInterfaceRoutesAndStatusFileAndExitsZero()
     {
@@ -128,14 +131,15 @@ public sealed class StopSignalTests
             File.WriteAllText(config, $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nListenPort = 0\nAddress = 198.19.77.1/24\n\n[Peer]\n" +
                 $"PublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 198.19.78.0/24\n");
             using var child = SalvoChild.Start(["tunnel", "up", config, "--name", name], wrapper: ["ip", "netns", "exec", lab.HostA]);
-            child.Output.WaitFor($"salvo tunnel: {name} up", Bound);
+            child.Output.WaitFor($"wireguard-salvo: {name} up", Bound);
+            Assert.Contains("'salvo tunnel up' is deprecated and will be removed: use 'wireguard-salvo up'", child.Output.Text, StringComparison.Ordinal);
             Assert.Contains("198.19.78.0/24", Run("ip", "-n", lab.HostA, "route", "show", "dev", name).Output, StringComparison.Ordinal);
             var status = Path.Combine("/run/salvo-tunnel", name);
             Assert.True(Eventually.True(() => File.Exists(status), Bound), "no status file");
 
             var output = Stop(child, "TERM", 0);
 
-            Assert.Contains($"salvo tunnel: {name} down after", output, StringComparison.Ordinal);
+            Assert.Contains($"wireguard-salvo: {name} down after", output, StringComparison.Ordinal);
             Assert.Contains("0 B received, 0 B sent, no handshake", output, StringComparison.Ordinal);
             Assert.NotEqual(0, Run("ip", "-n", lab.HostA, "link", "show", name).Exit);
             Assert.Empty(Run("ip", "-n", lab.HostA, "route", "show", "198.19.78.0/24").Output.Trim());

@@ -21,6 +21,8 @@ internal sealed class LinuxTunnelPlatform : TunnelPlatform
 
     public override Socket ListenOwnerOnly(string path) => OwnerOnlyUnixSocket.Listen(path);
 
+    public override Routing.IInterfaceSetup OpenInterfaceSetup() => NetlinkInterfaceSetup.Open();
+
     /// <summary>SOL_SOCKET and SO_MARK from asm-generic/socket.h (the same on x86-64 and arm64).</summary>
     private const int SolSocket = 1;
     private const int SoMark = 36;

@@ -13,4 +13,7 @@ internal sealed class PortableTunnelPlatform : TunnelPlatform
 
     public override System.Net.Sockets.Socket ListenOwnerOnly(string path) =>
         throw new PlatformNotSupportedException($"Control socket '{path}': an owner-only Unix socket needs Linux.");
+
+    public override Routing.IInterfaceSetup OpenInterfaceSetup() =>
+        throw new PlatformNotSupportedException("Adding a tunnel interface's addresses and routes needs Linux's rtnetlink.");
 }

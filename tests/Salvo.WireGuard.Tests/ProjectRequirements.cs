@@ -1,0 +1,11 @@
+namespace Salvo.Tests.Common;
+
+/// <summary>The requirement only this project's code can probe: the daemon's userspace lab.</summary>
+public static partial class Requirements
+{
+    private static partial string? ProjectProbe(Requirement one) => one switch
+    {
+        Requirement.UserspaceLab => Salvo.WireGuard.Tests.UserspaceLab.WhyUnavailable(wgQuick: false),
+        _ => $"needs {one}, which this test project does not probe",
+    };
+}
