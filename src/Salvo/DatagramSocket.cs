@@ -34,7 +34,7 @@ public sealed partial class DatagramSocket : IDisposable
     /// <see cref="DatagramSocketOptions.ReceivePacketInformation"/>, <see cref="DatagramSocketOptions.ReceiveEcn"/>); the
     /// message names it. Offloads that a kernel lacks are reported in <see cref="Capabilities"/> instead.
     /// </exception>
-    /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
+    /// <exception cref="SocketException">The address is in use or cannot be bound; the message names it.</exception>
     public DatagramSocket(DatagramSocketOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -43,7 +43,7 @@ public sealed partial class DatagramSocket : IDisposable
         try
         {
             SocketSetup.Configure(socket, options);
-            socket.Bind(options.LocalEndPoint);
+            NamedBind.Bind(socket, options.LocalEndPoint);
             _pal = Platform.Current.OpenDatagram(socket, options, _counters);
             // A backend that holds its own queues (AF_XDP's rings) counts their drops itself.
             _kernelDrops = _pal as IKernelDropCounter ?? Platform.Current.OpenKernelDropCounter(socket);
@@ -60,7 +60,7 @@ public sealed partial class DatagramSocket : IDisposable
 
     /// <summary>Opens a socket bound to <paramref name="localEndPoint"/> with default options.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="localEndPoint"/> is null.</exception>
-    /// <exception cref="SocketException">The address is in use or cannot be bound.</exception>
+    /// <exception cref="SocketException">The address is in use or cannot be bound; the message names it.</exception>
     public static DatagramSocket Bind(IPEndPoint localEndPoint, DatagramBackend backend = DatagramBackend.Auto)
     {
         ArgumentNullException.ThrowIfNull(localEndPoint);

@@ -6,9 +6,9 @@ using Salvo.Perf.Tests.Iperf3;
 namespace Salvo.Docs.Tests;
 
 /// <summary>
-/// The packages as a reader gets them: packed, installed from a folder into a new console project, and the README's
-/// examples built and run against them; the tool installed and run. About a minute: <c>--filter Category!=Package</c>
-/// leaves these out.
+/// The packages as a reader gets them: packed, installed by the README's own install lines on an empty package cache into
+/// a new console project, and the README's examples built and run against them; the tool installed and run. A minute or
+/// two (the dependencies are downloaded once per run): <c>--filter Category!=Package</c> leaves these out.
 /// </summary>
 [Trait("Category", "Package")]
 public sealed class PackageTests(PackedFeed feed) : IClassFixture<PackedFeed>
@@ -44,11 +44,17 @@ public sealed class PackageTests(PackedFeed feed) : IClassFixture<PackedFeed>
     }
 
     [Fact]
-    public void ReadmeExamples_AgainstThePackagesFromAFolder_BuildAndEcho()
+    public void ReadmeInstallLines_OnAnEmptyPackageCache_AddTheLibraryAndItsExamplesBuildAndEcho()
     {
         Assert.True(feed.PackExitCode == 0, feed.PackOutput);
-        var app = Directory.CreateDirectory(Path.Combine(feed.Root, "app")).FullName;
-        File.WriteAllText(Path.Combine(app, "App.csproj"), $"""
+        var install = ReadmeInstall.Read();
+        // The fixture packs the same way, on the build under test (--no-build) into a folder of its own.
+        Assert.Equal(["dotnet", "pack", "-c", "Release", "-o", ReadmeInstall.PackageFolder], install.Pack);
+
+        // A project outside the feed's folder, so that only the nuget.config the README's lines make applies, and a
+        // package cache of its own, empty: every dependency comes through the sources those lines name.
+        using var reader = new ReaderMachine();
+        File.WriteAllText(Path.Combine(reader.Project, "App.csproj"), $"""
             <Project Sdk="Microsoft.NET.Sdk">
               <PropertyGroup>
                 <OutputType>Exe</OutputType>
@@ -59,28 +65,37 @@ public sealed class PackageTests(PackedFeed feed) : IClassFixture<PackedFeed>
               </PropertyGroup>
             </Project>
             """);
+        foreach (var line in install.ProjectLines)
+        {
+            Dotnet(reader.Project, reader.Environment, ReadmeInstall.Arguments(line, feed.Feed));
+        }
 
-        // The README's Install line, from the folder.
-        Dotnet(app, "add", "package", "Salvo", "--version", feed.Version);
+        Assert.True(
+            File.ReadAllText(Path.Combine(reader.Project, "App.csproj")).Contains($"Include=\"Salvo\" Version=\"{feed.Version}\"", StringComparison.Ordinal),
+            $"the README's lines did not add Salvo {feed.Version} from the folder");
 
         var examples = Documentation.Blocks.Where(block => block.File == "README.md" && block.Run == ExampleRun.UdpEcho).ToList();
         Assert.NotEmpty(examples);
         foreach (var example in examples)
         {
             var port = Iperf3Binary.FreePort();
-            File.WriteAllText(Path.Combine(app, "Program.cs"), ExampleRunner.Localize(example, port));
-            Dotnet(app, "build", "-c", "Release", "--disable-build-servers");
-            ExampleRunner.Prove(example, port, Path.Combine(app, "bin", "Release", $"net{Environment.Version.Major}.0", "App.dll"));
+            File.WriteAllText(Path.Combine(reader.Project, "Program.cs"), ExampleRunner.Localize(example, port));
+            Dotnet(reader.Project, reader.Environment, "build", "-c", "Release", "--disable-build-servers");
+            ExampleRunner.Prove(example, port, Path.Combine(reader.Project, "bin", "Release", $"net{Environment.Version.Major}.0", "App.dll"));
         }
     }
 
     [Fact]
-    public void ToolPackage_InstalledFromAFolder_PrintsHelp()
+    public void ReadmeToolLine_OnAnEmptyPackageCache_InstallsTheToolThatPrintsHelp()
     {
         Assert.True(feed.PackExitCode == 0, feed.PackOutput);
-        var tools = Path.Combine(feed.Root, "tools");
+        using var reader = new ReaderMachine();
+        var tools = Path.Combine(reader.Root, "tools");
 
-        Dotnet(feed.Root, "tool", "install", "Salvo.Perf", "--tool-path", tools, "--version", feed.Version, "--configfile", feed.ConfigFile);
+        // The README installs globally; here the same line installs into a folder of the test's own.
+        var line = ReadmeInstall.Arguments(ReadmeInstall.Read().ToolInstall, feed.Feed);
+        Assert.Contains("--global", line);
+        Dotnet(reader.Project, reader.Environment, [.. line.SelectMany(word => word == "--global" ? new[] { "--tool-path", tools } : [word])]);
 
         var salvo = Path.Combine(tools, OperatingSystem.IsWindows() ? "salvo.exe" : "salvo");
         var (exitCode, output) = ToolRun(salvo, "--help");
@@ -88,10 +103,26 @@ public sealed class PackageTests(PackedFeed feed) : IClassFixture<PackedFeed>
         Assert.Contains("loopback", output, StringComparison.Ordinal);
     }
 
-    /// <summary>Runs dotnet in <paramref name="folder"/>, below the feed's nuget.config, which NuGet finds from there.</summary>
-    private void Dotnet(string folder, params string[] arguments)
+    [Fact]
+    public void ToolPackage_CarriesNativeLibrariesForLinuxX64AndArm64Only()
     {
-        var (exitCode, output) = DotnetCli.Run(folder, arguments, feed.Environment);
+        Assert.True(feed.PackExitCode == 0, feed.PackOutput);
+        using var zip = ZipFile.OpenRead(Path.Combine(feed.Feed, $"Salvo.Perf.{feed.Version}.nupkg"));
+
+        var runtimes = zip.Entries
+            .Select(entry => entry.FullName.Split('/'))
+            .Select(parts => Array.IndexOf(parts, "runtimes") is var at and >= 0 && at + 1 < parts.Length - 1 ? parts[at + 1] : null)
+            .OfType<string>()
+            .ToHashSet(StringComparer.Ordinal);
+
+        // The tunnel runs on Linux only (elsewhere its commands refuse), so libsodium for other systems is dead weight.
+        Assert.Contains("linux-x64", runtimes);
+        Assert.Empty(runtimes.Except(["linux-x64", "linux-arm64"]));
+    }
+
+    private static void Dotnet(string folder, IReadOnlyDictionary<string, string> environment, params string[] arguments)
+    {
+        var (exitCode, output) = DotnetCli.Run(folder, arguments, environment);
         Assert.True(exitCode == 0, $"dotnet {string.Join(' ', arguments)} exited {exitCode}: {output}");
     }
 

@@ -5,8 +5,11 @@ namespace Salvo.Perf.Cli;
 /// <summary>Parses option values; every error message names the option.</summary>
 internal static class ValueParsers
 {
-    /// <summary>The largest UDP payload over IPv4: 65,535 - 20 (IP) - 8 (UDP).</summary>
-    public const int MaxUdpPayload = 65_507;
+    /// <summary>
+    /// The largest UDP payload over IPv4: 65,535 - 20 (IP) - 8 (UDP), the library's own limit, which every size option, its
+    /// help and docs/cli.md quote.
+    /// </summary>
+    public const int MaxUdpPayload = SendBatch.DefaultMaxDatagramSize;
 
     /// <summary>
     /// The items of a comma-separated value, trimmed. An empty one ("64,,1380", a trailing comma) is an error rather than
@@ -45,7 +48,7 @@ internal static class ValueParsers
 
             if (size > MaxUdpPayload)
             {
-                error = $"{option}: {size} bytes is over the UDP payload limit of {MaxUdpPayload:N0} bytes.";
+                error = $"{option}: {size} bytes is over the UDP payload limit of {CommonOptions.Number(MaxUdpPayload)} bytes.";
                 return [];
             }
 

@@ -102,7 +102,7 @@ public sealed class DatagramServer : IAsyncDisposable
 
     /// <summary>Binds the sockets and starts the workers. Returns once the server is receiving.</summary>
     /// <exception cref="InvalidOperationException">The server was already started or stopped.</exception>
-    /// <exception cref="System.Net.Sockets.SocketException">The endpoint cannot be bound (for example, in use).</exception>
+    /// <exception cref="System.Net.Sockets.SocketException">The endpoint cannot be bound: in use (unless <see cref="DatagramServerOptions.SharePort"/>), or refused; the message names it.</exception>
     public Task StartAsync(CancellationToken cancellationToken = default)
     {
         cancellationToken.ThrowIfCancellationRequested();

@@ -48,6 +48,16 @@ public sealed partial class DatagramServerOptions
     /// </summary>
     public int? Port { get; set; }
 
+    /// <summary>
+    /// Whether the server may share its port with other sockets that set SO_REUSEPORT (another server of this program, or
+    /// another process of the same user): the kernel then spreads the datagrams of all of them by flow hash, so each gets
+    /// only part of the traffic. When false, starting on a port that any socket already holds fails with a
+    /// <see cref="System.Net.Sockets.SocketException"/> (<see cref="System.Net.Sockets.SocketError.AddressAlreadyInUse"/>)
+    /// naming the endpoint. Either way this server's own workers share its port (one SO_REUSEPORT socket each), and a later
+    /// server that sets this joins them. Defaults to false.
+    /// </summary>
+    public bool SharePort { get; set; }
+
     /// <summary>Whether an IPv6 endpoint also serves IPv4 (IPV6_V6ONLY off). Defaults to true. The same setting as <see cref="Socket"/>'s.</summary>
     public bool DualMode
     {

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Buffers;
+using Salvo.Internal;
 using Salvo.Pal;
 
 namespace Salvo.Streams;
@@ -60,7 +61,7 @@ public sealed class StreamClient : IAsyncDisposable
                     Platform.Current.DeferPortToConnect(socket);
                 }
 
-                socket.Bind(local);
+                NamedBind.Bind(socket, local);
             }
 
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);

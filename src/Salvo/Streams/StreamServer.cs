@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using Salvo.Buffers;
+using Salvo.Internal;
 using Salvo.Pal;
 
 namespace Salvo.Streams;
@@ -74,7 +75,7 @@ public sealed class StreamServer : IAsyncDisposable
             // Set on the listener so that accepted sockets inherit the buffer sizes before the window is negotiated.
             _host.Configure(listener);
             _host.ConfigureSocket?.Invoke(listener);
-            listener.Bind(endPoint);
+            NamedBind.Bind(listener, endPoint);
             listener.Listen(_options.Backlog);
         }
         catch

@@ -15,15 +15,22 @@ internal static class ServerSockets
         var opened = 0;
         try
         {
-            // Worker 0 binds first, so that port 0 resolves to a real port the other workers then join.
+            // Worker 0 binds first, so that port 0 resolves to a real port the other workers then join; unless the port is
+            // to be shared, it binds only once a probe found the port free (see ExclusivePort).
             var endPoint = options.ResolveEndPoint();
-            for (; opened < count; opened++)
+            var reusePort = options.Socket.ReusePort || count > 1 || options.SharePort;
+            DatagramSocket Bind(IPEndPoint at)
             {
                 var socketOptions = options.Socket.Clone();
-                socketOptions.LocalEndPoint = endPoint;
-                socketOptions.ReusePort |= count > 1;
-                sockets[opened] = new DatagramSocket(socketOptions);
-                endPoint = new IPEndPoint(endPoint.Address, sockets[0].LocalEndPoint.Port);
+                socketOptions.LocalEndPoint = at;
+                socketOptions.ReusePort = reusePort;
+                return new DatagramSocket(socketOptions);
+            }
+
+            sockets[0] = options.SharePort ? Bind(endPoint) : ExclusivePort.BindFirst(endPoint, options.DualMode, Bind);
+            for (opened = 1; opened < count; opened++)
+            {
+                sockets[opened] = Bind(new IPEndPoint(endPoint.Address, sockets[0].LocalEndPoint.Port));
             }
 
             return sockets;
