@@ -1,6 +1,5 @@
 using System.Text;
 using Salvo.WireGuard.Linux;
-using Salvo.Tests.Lab;
 
 namespace Salvo.WireGuard.Tests;
 

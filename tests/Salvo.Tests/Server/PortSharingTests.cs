@@ -46,7 +46,7 @@ public sealed class PortSharingTests
         Assert.Contains($"127.0.0.1:{port}", refusal.Message, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task TwoServers_BothSharingAFixedPort_BothStartAndTheKernelServesBoth()
     {
         var sharing = Options(DatagramBackend.Auto, port: 0);
@@ -81,7 +81,7 @@ public sealed class PortSharingTests
         Assert.True(second.GetStatistics().DatagramsReceived > 0, "the second server got none of 32 flows");
     }
 
-    [LinuxFact]
+    [RequiresFact(Requirement.Linux)]
     public async Task PortZero_WithManyWorkers_BindsEveryWorkerToOneFreshPort()
     {
         await using var first = new DatagramServer(ServerTestSupport.LoopbackOptions(workers: 4), new EchoHandler());
