@@ -21,8 +21,8 @@ internal static class TunnelCommand
     public static Command Create(CliConsole console)
     {
         var command = new Command("tunnel",
-            "An encrypted layer-3 tunnel that speaks the WireGuard protocol (interoperates with wireguard-go and the " +
-            "kernel module): genkey, pubkey, up CONFIG, show, userspace IFACE (for wg and wg-quick), bench.");
+            "An encrypted layer-3 tunnel that speaks the WireGuard protocol (tested against wireguard-go in both roles; the " +
+            "kernel module is not tested): genkey, pubkey, up CONFIG, show, userspace IFACE (for wg and wg-quick), bench.");
         command.Subcommands.Add(GenKey(console));
         command.Subcommands.Add(PubKey(console));
         command.Subcommands.Add(Up(console));
