@@ -42,6 +42,7 @@ public sealed class TopLevelHelpTests
 
         Assert.Equal(CliException.UsageExitCode, exit);
         Assert.Contains("fish", error, StringComparison.Ordinal);
+        Assert.Contains("bash", error, StringComparison.Ordinal);
     }
 
     [LinuxOnlyTheory]
