@@ -42,7 +42,7 @@ internal static class CompletionCommand
         foreach (var (path, command) in Paths(root, string.Empty))
         {
             var words = command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name)
-                .Concat(Options(command).SelectMany(o => o.Aliases.Prepend(o.Name)))
+                .Concat(Options(command).SelectMany(o => o.Aliases.Prepend(o.Name)).Where(IsPlainOption))
                 .Distinct(StringComparer.Ordinal);
             script.Append(System.Globalization.CultureInfo.InvariantCulture, $"        \"{path}\") echo \"{string.Join(' ', words)}\" ;;\n");
         }
@@ -73,6 +73,12 @@ internal static class CompletionCommand
             """.Replace("\r\n", "\n", StringComparison.Ordinal));
         return script.ToString();
     }
+
+    /// <summary>
+    /// Leaves out the help option's Windows spellings (/h, /?) and -?: bash expands '?' as a pattern in the
+    /// completion it offers, so "-?" became the name of any two-character file starting with '-' in the directory.
+    /// </summary>
+    private static bool IsPlainOption(string name) => name.StartsWith('-') && !name.Contains('?', StringComparison.Ordinal);
 
     private static IEnumerable<(string Path, Command Command)> Paths(Command command, string path)
     {

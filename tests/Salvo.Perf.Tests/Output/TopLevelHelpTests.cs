@@ -28,6 +28,8 @@ public sealed class TopLevelHelpTests
 
         Assert.True(exit == 0, error);
         Assert.Contains("complete -F _salvo salvo", output, StringComparison.Ordinal);
+        // A '?' in an offered word is a pattern to bash, which then offers matching file names instead.
+        Assert.All(output.Split('\n').Where(l => l.TrimStart().StartsWith('"')), line => Assert.DoesNotContain("?", line.Split('"')[3], StringComparison.Ordinal));
         var topLevel = output.Split('\n').Single(l => l.TrimStart().StartsWith("\"\")", StringComparison.Ordinal));
         foreach (var command in HelpTextTests.Root().Subcommands.Where(c => !c.Hidden))
         {
