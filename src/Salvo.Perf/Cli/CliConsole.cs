@@ -65,6 +65,20 @@ internal sealed class CliConsole(TextWriter output, TextWriter error, bool isTer
         }
     }
 
+    /// <summary>
+    /// Writes one document of a command that prints one per event (server: one per test) as one compact line for
+    /// both --json and --json-stream (JSON Lines): indented documents back to back are not one JSON document and
+    /// no line-based reader can split them.
+    /// </summary>
+    public void Record<T>(T value, JsonTypeInfo<T> compact)
+    {
+        if (Format != OutputFormat.Text)
+        {
+            Out.WriteLine(global::System.Text.Json.JsonSerializer.Serialize(value, compact));
+            Out.Flush();
+        }
+    }
+
     /// <summary>Writes the final document: indented for --json, one line for --json-stream.</summary>
     public void Document<T>(T value, JsonTypeInfo<T> indented, JsonTypeInfo<T> compact)
     {

@@ -18,7 +18,7 @@ internal static class CommonOptions
     /// <summary>--json / -J, on every command.</summary>
     public static Option<bool> Json { get; } = new("--json", "-J")
     {
-        Description = "Print one JSON document instead of text. Defaults to off.",
+        Description = "Print JSON instead of text: one document, or one line per test for server. Defaults to off.",
         Recursive = true,
     };
 

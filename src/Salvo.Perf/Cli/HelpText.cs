@@ -44,7 +44,9 @@ internal static partial class HelpText
                 configuration.Output = output;
             }
 
-            output.Write(WithoutDefaultLabel(rendered.ToString()));
+            var help = WithoutDefaultLabel(rendered.ToString());
+            var command = parseResult.CommandResult.Command;
+            output.Write(command.Parents.Any() ? help : TopLevelHelp.Compact(help, command));
             return 0;
         }
     }

@@ -35,6 +35,7 @@ internal static class SalvoCli
             Transport.TransportCommand.Create(console),
             Tunnel.TunnelCommand.Create(console),
             Lab.LabCommand.Create(console),
+            CompletionCommand.Create(console),
         };
         root.Options.Add(new VersionOption());
         root.Options.Add(CommonOptions.Json);

@@ -45,7 +45,10 @@ internal static class EchoCommand
                 await service.ServeTcpAsync(cancellationToken).ConfigureAwait(false);
             }
 
-            console.Line(EchoReports.TotalLine(service.Snapshot()));
+            var totals = service.Snapshot();
+            console.Line(EchoReports.TotalLine(totals));
+            console.Record(new EchoTotalsReport("echo", totals, service.Backend == DatagramBackend.AfXdp ? FrameDropReport.ByReason(service.FrameDrops) : null),
+                PerfJson.Compact.EchoTotalsReport);
             if (service.Backend == DatagramBackend.AfXdp)
             {
                 console.Line($"echo frames dropped by the AF_XDP receive checks: {FrameDropReport.Describe(service.FrameDrops)}");

@@ -25,3 +25,9 @@ internal static class EchoReports
         string.Concat(DatagramDropCounts.Reasons.Select(reason => $"{DatagramDropCounts.NameOf(reason)} {Format.Count(t.ServerDrops[reason])}, ")) +
         $"send_error {Format.Count(t.SendErrors)}, kernel {(t.KernelDrops is { } k ? Format.Count(k) : "n/a")}, tcp_refused {Format.Count(t.TcpRefused)}";
 }
+
+/// <summary>The document <c>salvo server --echo --json</c> prints when it stops: what it echoed and dropped since it started.</summary>
+/// <param name="Command">"echo".</param>
+/// <param name="Totals">Everything since the start.</param>
+/// <param name="FrameDrops">On AF_XDP: frames its receive checks dropped, by reason; null on other backends.</param>
+internal sealed record EchoTotalsReport(string Command, EchoTotals Totals, Dictionary<string, long>? FrameDrops);

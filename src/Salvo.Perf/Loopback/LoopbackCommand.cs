@@ -44,6 +44,7 @@ internal static class LoopbackCommand
         {
             var total = run.Repetitions * run.PayloadBytes.Count * run.Methods.Count;
             console.Note($"salvo loopback: stopped after {report.Samples.Count} of {total} points; the report holds those.");
+            report = report with { CutShort = true };
         }
 
         Print(console, report);

@@ -196,13 +196,15 @@ internal sealed record LoopbackSettings(
 /// <param name="Results">Per method and size: medians, and loss and drop totals.</param>
 /// <param name="Samples">Every point.</param>
 /// <param name="LoadAverageAtEnd">The 1, 5 and 15 minute load averages when the last point ended (the start is in <paramref name="Environment"/>), or null where the OS has none.</param>
+/// <param name="CutShort">True when a stop signal ended the run before every point was measured (the document holds those measured); absent otherwise.</param>
 internal sealed record LoopbackReport(
     string Command,
     EnvironmentInfo Environment,
     LoopbackSettings Settings,
     IReadOnlyList<LoopbackResult> Results,
     IReadOnlyList<LoopbackSample> Samples,
-    string? LoadAverageAtEnd = null)
+    string? LoadAverageAtEnd = null,
+    bool? CutShort = null)
 {
     /// <summary>Whether the 1-minute load average at the end is far from what the start and this run's own threads predict (<see cref="LoopbackWarnings.LoadAverageMoved"/>).</summary>
     public bool LoadAverageChanged => LoopbackWarnings.LoadAverageMoved(this);

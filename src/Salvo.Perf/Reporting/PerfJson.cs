@@ -22,6 +22,7 @@ namespace Salvo.Perf.Reporting;
 [JsonSerializable(typeof(Traffic.TrafficIntervalEvent))]
 [JsonSerializable(typeof(Traffic.ClientReport))]
 [JsonSerializable(typeof(Traffic.ServerTestReport))]
+[JsonSerializable(typeof(Echo.EchoTotalsReport))]
 [JsonSerializable(typeof(Sweep.SweepReport))]
 [JsonSerializable(typeof(Tunnel.TunnelBenchReport))]
 [JsonSerializable(typeof(Lab.LabReport))]

@@ -13,6 +13,9 @@ internal static class ClientCommand
 {
     private static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(5);
 
+    // Long enough for a server to drain its socket buffers (TrafficReports.DrainAsync waits at most 3 s) and answer.
+    private static readonly TimeSpan WrapUpTimeout = TimeSpan.FromSeconds(5);
+
     public static Command Create(CliConsole console)
     {
         var host = new Argument<string>("HOST") { Description = "The server's address or name." };
@@ -71,55 +74,103 @@ internal static class ClientCommand
         console.Line($"Connected to {server}:{port}: {settings.Parallel} flow(s) of {settings.LengthBytes} B for {settings.DurationSeconds} s at {(settings.BitsPerSecond == 0 ? "unlimited" : ValueParsers.FormatBits(settings.BitsPerSecond))}{(settings.Reverse ? ", reverse" : string.Empty)}");
         var cpuStart = CpuClock.Process();
         var clock = Stopwatch.StartNew();
+        // The control reads run past a stop signal: after Ctrl+C the client still tells the server and waits, at most
+        // WrapUpTimeout, for the counts of the test so far, so both ends print what ran instead of nothing.
+        using var wrapUp = new CancellationTokenSource();
+        var stopSignal = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using var stopRegistration = cancellationToken.UnsafeRegister(static state =>
+        {
+            var (signal, deadline) = ((TaskCompletionSource, CancellationTokenSource))state!;
+            deadline.CancelAfter(WrapUpTimeout);
+            signal.TrySetResult();
+        }, (stopSignal, wrapUp));
+        var stopped = stopSignal.Task;
         SideReport? sent;
         SideReport? received;
+        bool cutShort;
         if (engine is null)
         {
             var target = new IPEndPoint(server, ready.UdpPort.Value);
             using var sender = new TrafficSender(bind, Enumerable.Repeat(target, settings.Parallel).ToArray(), settings.LengthBytes, settings.BitsPerSecond, settings.DurationSeconds, settings.Backend);
             // The control connection is read while sending: a server that stops mid-test says why at once (an
             // error), and the test ends then instead of sending into nothing for the rest of -t.
-            var reply = Receive(channel, TimeSpan.FromSeconds(settings.DurationSeconds + 40), cancellationToken);
+            var reply = Receive(channel, TimeSpan.FromSeconds(settings.DurationSeconds + 40), wrapUp.Token);
             sender.Start();
-            var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(settings.DurationSeconds + 10)), cancellationToken);
-            await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), Task.WhenAny(finished, reply)).ConfigureAwait(false);
+            var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(settings.DurationSeconds + 10)), CancellationToken.None);
+            await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), Task.WhenAny(finished, reply, stopped)).ConfigureAwait(false);
+            cutShort = !finished.IsCompleted && !reply.IsCompleted;
             if (!finished.IsCompleted)
             {
                 sender.Dispose();
+            }
+
+            if (!cutShort && !finished.IsCompleted)
+            {
                 var early = await reply.ConfigureAwait(false);
                 throw Stopped(early, "waiting for the test to end");
             }
 
             sent = TrafficReports.Sender(sender, clock.Elapsed.TotalSeconds, CpuClock.Process() - cpuStart);
-            await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow), cancellationToken).ConfigureAwait(false);
+            if (cutShort)
+            {
+                sent = sent with { CutShort = true };
+            }
+
+            await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow, CutShort: cutShort ? true : null), WrapUp(wrapUp, cancellationToken)).ConfigureAwait(false);
             var result = await reply.ConfigureAwait(false);
             received = result.Side ?? throw Stopped(result, "its counts");
         }
         else
         {
-            var done = Receive(channel, TimeSpan.FromSeconds(settings.DurationSeconds + 30), cancellationToken);
+            var done = Receive(channel, TimeSpan.FromSeconds(settings.DurationSeconds + 30), wrapUp.Token);
             await TrafficReports.IntervalsAsync(console, "receiver", interval, () =>
             {
                 var t = engine.Snapshot();
                 return (t.Datagrams, t.Bytes, t.Lost, t.JitterMicroseconds);
-            }, done).ConfigureAwait(false);
+            }, Task.WhenAny(done, stopped)).ConfigureAwait(false);
+            cutShort = !done.IsCompleted;
+            if (cutShort)
+            {
+                await channel.SendAsync(new ControlMessage("stop"), WrapUp(wrapUp, cancellationToken)).ConfigureAwait(false);
+            }
+
             var message = await done.ConfigureAwait(false);
             if (message.Type != "done" || message.Sent is null)
             {
                 throw Stopped(message, "done");
             }
 
-            await TrafficReports.DrainAsync(engine, message.Sent, cancellationToken).ConfigureAwait(false);
+            await TrafficReports.DrainAsync(engine, message.Sent, WrapUp(wrapUp, cancellationToken)).ConfigureAwait(false);
             received = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, settings.DurationSeconds), CpuClock.Process() - cpuStart, engine.Backend);
+            cutShort |= message.CutShort == true;
+            if (cutShort)
+            {
+                received = received with { CutShort = true };
+            }
+
             sent = message.Side;
-            await channel.SendAsync(new ControlMessage("result", Side: received), cancellationToken).ConfigureAwait(false);
+            await channel.SendAsync(new ControlMessage("result", Side: received), WrapUp(wrapUp, cancellationToken)).ConfigureAwait(false);
         }
 
-        var report = new ClientReport("client", EnvironmentInfo.Capture(), settings, sent, received);
+        if (cutShort)
+        {
+            console.Line($"Test {TrafficReports.CutShortAfter(clock.Elapsed.TotalSeconds)}: stopped by a signal; the counts up to then:");
+        }
+
+        var report = new ClientReport("client", EnvironmentInfo.Capture(), settings, sent, received, cutShort ? true : null);
         console.Document(report, PerfJson.Indented.ClientReport, PerfJson.Compact.ClientReport);
         TrafficReports.PrintSummary(console, sent, received);
+        cancellationToken.ThrowIfCancellationRequested();
         return 0;
     }
+
+    /// <summary>
+    /// The token for a step of the exchange that ends a test: the stop token while no stop came; once one has, the
+    /// wrap-up token, which a stop cancels <see cref="WrapUpTimeout"/> later, so the counts so far are still exchanged
+    /// but a silent server cannot hold the client.
+    /// </summary>
+    private static CancellationToken WrapUp(CancellationTokenSource wrapUp, CancellationToken cancellationToken) =>
+        cancellationToken.IsCancellationRequested ? wrapUp.Token : cancellationToken;
 
     private static async Task<ControlChannel> ConnectAsync(string host, int port, CancellationToken cancellationToken)
     {

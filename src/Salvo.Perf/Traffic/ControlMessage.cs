@@ -24,6 +24,10 @@ namespace Salvo.Perf.Traffic;
 /// <param name="Sent">Datagrams sent per flow (done).</param>
 /// <param name="Side">One side's counters (result, and done in reverse).</param>
 /// <param name="Reason">Why the request was refused (error).</param>
+/// <param name="CutShort">
+/// True on a done the client sends before -t ran out (Ctrl+C); in reverse the client sends a stop message and the
+/// server's done then says true. Absent otherwise, so a server or client without it reads the same messages.
+/// </param>
 internal sealed record ControlMessage(
     string Type,
     int? Version = null,
@@ -36,7 +40,8 @@ internal sealed record ControlMessage(
     int? UdpPort = null,
     long[]? Sent = null,
     SideReport? Side = null,
-    string? Reason = null)
+    string? Reason = null,
+    bool? CutShort = null)
 {
     /// <summary>The control protocol version.</summary>
     public const int CurrentVersion = 1;
@@ -102,6 +107,7 @@ internal sealed record ControlMessage(
 /// <param name="CpuPercent">The side's process CPU over the test, percent of one core.</param>
 /// <param name="Backend">The backend the side's Salvo sockets reported (LinuxBatched or Portable).</param>
 /// <param name="FrameDrops">Receiver on AF_XDP: frames its receive checks dropped (the kernel's UDP receive checks), by reason; null on other backends.</param>
+/// <param name="CutShort">True when a stop signal on either end ended the test before -t ran out; absent otherwise.</param>
 internal sealed record SideReport(
     string Role,
     double Seconds,
@@ -117,4 +123,5 @@ internal sealed record SideReport(
     double JitterMicroseconds = 0,
     double CpuPercent = 0,
     DatagramBackend? Backend = null,
-    Dictionary<string, long>? FrameDrops = null);
+    Dictionary<string, long>? FrameDrops = null,
+    bool? CutShort = null);

@@ -207,6 +207,12 @@ internal static class ServerCommand
             await TrafficReports.DrainAsync(engine, message.Sent, cancellationToken).ConfigureAwait(false);
             local = TrafficReports.Receiver(engine.Snapshot(message.Sent), Math.Min(clock.Elapsed.TotalSeconds, duration), CpuClock.Process() - cpuStart, engine.Backend);
             engine.EndTest();
+            if (message.CutShort == true)
+            {
+                local = local with { CutShort = true };
+                console.Line($"Test with {channel.Remote} {TrafficReports.CutShortAfter(local.Seconds)}: the client stopped it; the counts up to then:");
+            }
+
             await channel.SendAsync(new ControlMessage("result", Side: local), cancellationToken).ConfigureAwait(false);
             peer = null;
         }
@@ -217,9 +223,27 @@ internal static class ServerCommand
             await channel.SendAsync(new ControlMessage("ready", UdpPort: engine.LocalEndPoint.Port), cancellationToken).ConfigureAwait(false);
             sender.Start();
             var finished = Task.Run(() => sender.Join(TimeSpan.FromSeconds(duration + 10)), CancellationToken.None);
+            // The client's next message is read while sending: a stop (its Ctrl+C) ends the sending then, and the
+            // same read, once sending ends, is the result; one read at a time on the channel.
+            var next = channel.ReceiveAsync(TimeSpan.FromSeconds(duration + 30), cancellationToken);
+            var cutShort = false;
             try
             {
-                await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0), finished.WaitAsync(cancellationToken)).ConfigureAwait(false);
+                await TrafficReports.IntervalsAsync(console, "sender", interval, () => (sender.Datagrams, sender.Bytes, 0, 0),
+                    Task.WhenAny(finished, next).WaitAsync(cancellationToken)).ConfigureAwait(false);
+                if (next.IsCompletedSuccessfully && next.Result.Type == "stop")
+                {
+                    cutShort = !finished.IsCompleted;
+                    sender.Dispose();
+                    next = channel.ReceiveAsync(TimeSpan.FromSeconds(10), cancellationToken);
+                }
+                else if (next.IsCompleted)
+                {
+                    // The connection ended or the client sent something else while the server sent: a failed test.
+                    sender.Dispose();
+                    var unexpected = await next.ConfigureAwait(false);
+                    throw new InvalidDataException($"expected stop or result while sending, got '{unexpected.Type}'");
+                }
             }
             catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
             {
@@ -229,8 +253,14 @@ internal static class ServerCommand
             }
 
             local = TrafficReports.Sender(sender, clock.Elapsed.TotalSeconds, CpuClock.Process() - cpuStart);
-            await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow, Side: local), cancellationToken).ConfigureAwait(false);
-            var result = await channel.ReceiveAsync(TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false);
+            if (cutShort)
+            {
+                local = local with { CutShort = true };
+                console.Line($"Test with {channel.Remote} {TrafficReports.CutShortAfter(local.Seconds)}: the client stopped it; the counts up to then:");
+            }
+
+            await channel.SendAsync(new ControlMessage("done", Sent: sender.SentPerFlow, Side: local, CutShort: cutShort ? true : null), cancellationToken).ConfigureAwait(false);
+            var result = await next.ConfigureAwait(false);
             peer = result.Side;
         }
 

@@ -92,8 +92,9 @@ internal static class TrafficReports
     /// <summary>The server's report of one test: the JSON document (--json, --json-stream) and the summary table.</summary>
     public static void ServerReport(CliConsole console, string client, bool reverse, SideReport local, SideReport? peer)
     {
-        var report = new ServerTestReport("server", EnvironmentInfo.Capture(), client, reverse, local, peer);
-        console.Document(report, PerfJson.Indented.ServerTestReport, PerfJson.Compact.ServerTestReport);
+        var cutShort = local.CutShort == true || peer?.CutShort == true;
+        var report = new ServerTestReport("server", EnvironmentInfo.Capture(), client, reverse, local, peer, cutShort ? true : null);
+        console.Record(report, PerfJson.Compact.ServerTestReport);
         PrintSummary(console, local, peer);
     }
 
@@ -105,9 +106,13 @@ internal static class TrafficReports
     /// <param name="kind">Which client, for the text: "iperf3 client " or empty.</param>
     public static void ServerCutShort(CliConsole console, string client, bool reverse, SideReport local, string kind = "")
     {
-        console.Line($"Test with {kind}{client} cut short: the server is stopping; this side's counts so far:");
-        ServerReport(console, client, reverse, local, null);
+        console.Line($"Test with {kind}{client} {CutShortAfter(local.Seconds)}: the server is stopping; this side's counts so far:");
+        ServerReport(console, client, reverse, local with { CutShort = true }, null);
     }
+
+    /// <summary>How the text names a test a stop signal ended early: "cut short after 3.0 s".</summary>
+    public static string CutShortAfter(double seconds) =>
+        $"cut short after {seconds.ToString("F1", System.Globalization.CultureInfo.InvariantCulture)} s";
 
     /// <summary>The final summary: one line per side.</summary>
     public static void PrintSummary(CliConsole console, params SideReport?[] sides)
@@ -161,7 +166,8 @@ internal sealed record ClientSettings(string Server, int LengthBytes, long BitsP
 /// <param name="Settings">How the test was set up.</param>
 /// <param name="Sender">The sending side's counters.</param>
 /// <param name="Receiver">The receiving side's counters.</param>
-internal sealed record ClientReport(string Command, EnvironmentInfo Environment, ClientSettings Settings, SideReport? Sender, SideReport? Receiver);
+/// <param name="CutShort">True when a stop signal ended the test before -t ran out; absent otherwise.</param>
+internal sealed record ClientReport(string Command, EnvironmentInfo Environment, ClientSettings Settings, SideReport? Sender, SideReport? Receiver, bool? CutShort = null);
 
 /// <summary>The JSON document <c>salvo server --json</c> prints after each test.</summary>
 /// <param name="Command">"server".</param>
@@ -170,4 +176,5 @@ internal sealed record ClientReport(string Command, EnvironmentInfo Environment,
 /// <param name="Reverse">Whether the server sent.</param>
 /// <param name="Local">The server's side.</param>
 /// <param name="Peer">The client's side, as it reported it.</param>
-internal sealed record ServerTestReport(string Command, EnvironmentInfo Environment, string Client, bool Reverse, SideReport Local, SideReport? Peer);
+/// <param name="CutShort">True when a stop signal on either end ended the test before its -t ran out; absent otherwise.</param>
+internal sealed record ServerTestReport(string Command, EnvironmentInfo Environment, string Client, bool Reverse, SideReport Local, SideReport? Peer, bool? CutShort = null);

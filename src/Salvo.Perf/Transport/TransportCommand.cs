@@ -118,7 +118,7 @@ internal static class TransportCommand
             };
             console.Document(watchReport, LabJson.Indented.TransportReport, LabJson.Compact.TransportReport);
             console.Line($"{server}: sent {watched.Sent} numbered message(s) in {plan.Watch.TotalSeconds:0} s, {watched.Echoed} echoed " +
-                $"({watched.InFlightAtEnd} still in flight at the end), {watched.Resent} resent after a 1 s wait, {watched.DuplicateEchoes} echoed twice, " +
+                $"({watched.InFlightAtEnd} still in flight at the end), {watched.Resent} resent after a 1 s wait, {watched.DuplicateEchoes} echoed more often than sent, " +
                 $"{watched.Refused} send(s) refused; {seen.Length} path switch(es), {stats.TcpReconnects} TCP reconnect(s); now on {transport.Transport}.");
             return watched.Complete ? 0 : CliException.FailureExitCode;
         }

@@ -10,8 +10,8 @@ internal static class TunnelCommand
     public static Command Create(CliConsole console)
     {
         var command = new Command("tunnel",
-            "An encrypted layer-3 tunnel that speaks the WireGuard protocol (interoperates with wireguard-go and the " +
-            "kernel module): genkey, pubkey, bench; up, show and userspace are deprecated and run the daemon, wireguard-salvo.");
+            "An encrypted layer-3 tunnel that speaks the WireGuard protocol (tested against wireguard-go in both roles; the " +
+            "kernel module is not tested): genkey, pubkey, bench; up, show and userspace are deprecated and run the daemon, wireguard-salvo.");
         command.Subcommands.Add(GenKey(console));
         command.Subcommands.Add(PubKey(console));
         command.Subcommands.Add(Up(console));
