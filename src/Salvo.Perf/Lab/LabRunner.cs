@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.Json;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Lab;
 
@@ -122,7 +123,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         string[] receiver = LabPaths.Backend(path) is { } backend
             ? [.. SalvoItself.Command(), "lab", "receive", "-p", port, "--size", Text(size), "-t", seconds, "--first-wait", "10", "--warmup", Text(settings.WarmupSeconds), .. backend]
             : [_udplimit!, "recv", "-m", "recvmmsg", "-a", VethLab.AddressB, "-t", seconds, "-p", port, "-W", "10"];
-        using var receiving = LabProcess.Start(lab.HostB, settings.ReceiverCpu, receiver, $"the {path} receiver");
+        using var receiving = Start(lab.HostB, settings.ReceiverCpu, receiver, $"the {path} receiver");
         if (receiving.WaitForLine(LabReceiveCommand.Ready, s_readyTimeout, cancellationToken) is { } notReady)
         {
             return Outcome.Refused(notReady);
@@ -135,7 +136,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         string[] sender = _udplimit is not null
             ? [_udplimit, "send", "-m", "sendmmsg", "-a", VethLab.AddressB, "-s", Text(size), "-t", sendSeconds, "-p", port, "-k"]
             : [.. SalvoItself.Command(), "lab", "send", "--to", VethLab.AddressB, "-p", port, "--size", Text(size), "-t", sendSeconds];
-        using var sending = LabProcess.Start(lab.HostA, settings.SenderCpu, sender, _udplimit is not null ? "C's sender" : "Salvo's sender");
+        using var sending = Start(lab.HostA, settings.SenderCpu, sender, _udplimit is not null ? "C's sender" : "Salvo's sender");
         var output = receiving.WaitForExit(TimeSpan.FromSeconds(settings.WarmupSeconds + settings.Seconds) + s_exitMargin, cancellationToken);
         sending.Stop();
         var result = output is null ? null : ResultLine.Find(output);
@@ -161,7 +162,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         var (server, ready) = backend is not null
             ? ((string[])[.. SalvoItself.Command(), "server", "-B", VethLab.AddressB, "-p", port, .. backend, "-i", "0"], "listening on")
             : ([_udplimit!, "ppserver", "-a", VethLab.AddressB, "-p", port, "-r", bytes, "-t", Text(settings.WarmupSeconds + settings.Seconds + s_exitMargin.TotalSeconds), "-I", "5"], "READY");
-        using var responding = LabProcess.Start(lab.HostB, settings.ReceiverCpu, server, $"the {path} responder");
+        using var responding = Start(lab.HostB, settings.ReceiverCpu, server, $"the {path} responder");
         if (responding.WaitForLine(ready, s_readyTimeout, cancellationToken) is { } notReady)
         {
             return Outcome.Refused(notReady);
@@ -171,7 +172,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
             ? [.. SalvoItself.Command(), "rr", "--server", $"{VethLab.AddressB}:{port}", "-P", Text(parallel), "--request", bytes, "--response", bytes,
                 "-t", Text(settings.Seconds), "--warmup", Text(settings.WarmupSeconds), .. backend, "--json"]
             : [_udplimit!, "ppclient", "-a", VethLab.AddressB, "-p", port, "-n", Text(parallel), "-q", bytes, "-t", Text(settings.Seconds), "-w", Text(settings.WarmupSeconds)];
-        using var asking = LabProcess.Start(lab.HostA, settings.SenderCpu, client, $"the {path} client");
+        using var asking = Start(lab.HostA, settings.SenderCpu, client, $"the {path} client");
         var output = asking.WaitForExit(TimeSpan.FromSeconds(settings.WarmupSeconds + settings.Seconds) + s_exitMargin, cancellationToken);
         responding.Stop();
         var outcome = output is null ? null : backend is not null ? FromRrJson(output) : FromPpClient(output);
@@ -218,6 +219,10 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         var samples = _rr[(path, parallel)];
         return new LabRrPoint(path, parallel, samples.Median(samples.First), samples.Median(samples.Second), samples.Median(samples.Third), samples.First, samples.NotMeasured);
     }
+
+    /// <summary>One end of a point: <paramref name="command"/> in namespace <paramref name="host"/> on CPU <paramref name="cpu"/>.</summary>
+    private static ChildProcess Start(string host, int cpu, string[] command, string name) =>
+        ChildProcess.Start(command[0], command[1..], new ChildProcessOptions { Namespace = host, Cpu = cpu, Name = name });
 
     private static string Text(double value) => value.ToString(CultureInfo.InvariantCulture);
 

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 
-namespace Salvo.Perf.Tunnel;
+namespace Salvo.Perf.Platform.Linux;
 
 /// <summary>
 /// Network namespaces a salvo run names "PREFIX&lt;pid&gt;-…" after its own process: those whose process no longer runs
@@ -14,16 +14,16 @@ internal static class StaleNamespaces
     public static IReadOnlyList<string> Remove(string prefix)
     {
         var owners = new List<string>();
-        var (_, list) = BenchTools.Run("ip", ["netns", "list"]);
+        var (_, list) = ChildProcess.Run("ip", ["netns", "list"]);
         foreach (var name in list.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => line.Split(' ')[0]))
         {
             var owner = name.StartsWith(prefix, StringComparison.Ordinal) ? name[prefix.Length..].Split('-')[0] : null;
-            if (owner is null || !int.TryParse(owner, NumberStyles.None, CultureInfo.InvariantCulture, out _) || Directory.Exists($"/proc/{owner}"))
+            if (owner is null || !int.TryParse(owner, NumberStyles.None, CultureInfo.InvariantCulture, out _) || ProcFiles.ProcessExists(owner))
             {
                 continue;
             }
 
-            var (_, pids) = BenchTools.Run("ip", ["netns", "pids", name]);
+            var (_, pids) = ChildProcess.Run("ip", ["netns", "pids", name]);
             foreach (var pid in pids.Split('\n', StringSplitOptions.RemoveEmptyEntries))
             {
                 try
@@ -37,7 +37,7 @@ internal static class StaleNamespaces
                 }
             }
 
-            BenchTools.Run("ip", ["netns", "del", name]);
+            ChildProcess.Run("ip", ["netns", "del", name]);
             if (!owners.Contains(owner))
             {
                 owners.Add(owner);
