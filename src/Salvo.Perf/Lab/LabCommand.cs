@@ -3,6 +3,7 @@ using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Rr;
 using Salvo.Perf.Tunnel;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Lab;
 
@@ -40,7 +41,7 @@ internal static class LabCommand
         options.AddTo(command);
         command.SetAction((parse, cancellationToken) =>
         {
-            var missing = LabRequirements.Missing(OperatingSystem.IsLinux(), Environment.UserName == "root", BenchTools.Find);
+            var missing = LabRequirements.Missing(HostOs.IsLinux, HostOs.IsRoot, BenchTools.Find);
             if (missing.Count > 0)
             {
                 throw new CliException("lab: cannot run here:\n  " + string.Join("\n  ", missing), CliException.FailureExitCode);
