@@ -163,17 +163,25 @@ static int receive(const struct options *o)
         }
         int got;
         if (batch == 1) {
-            ssize_t n = recvfrom(fd, buffers, block, MSG_DONTWAIT, NULL, NULL);
-            got = n < 0 ? -1 : 1;
-            messages[0].msg_len = n < 0 ? 0 : (unsigned)n;
+            /* One datagram per call, as a plain receive loop does: drain what is queued (64 at most, then look at
+               the clock again) before waiting in poll once more. */
+            for (got = 0; got < BATCH; got++) {
+                ssize_t n = recvfrom(fd, buffers + block * got, block, MSG_DONTWAIT, NULL, NULL);
+                if (n < 0)
+                    break;
+                calls++;
+                messages[got].msg_len = (unsigned)n;
+            }
+            if (got == 0 && errno != EAGAIN && errno != EINTR)
+                return fail("receive");
         } else {
             got = recvmmsg(fd, messages, (unsigned)batch, MSG_DONTWAIT, NULL);
-        }
-        calls++;
-        if (got < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                continue;
-            return fail("receive");
+            calls++;
+            if (got < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                    continue;
+                return fail("receive");
+            }
         }
         for (int i = 0; i < got; i++) {
             bytes += messages[i].msg_len;
