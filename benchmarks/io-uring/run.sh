@@ -3,14 +3,18 @@
 # interleaved point by point: loopback datagrams/s and receiver CPU at 64 and 1,380 B, a one-worker server on each
 # backend, and request/response (512 B) at 1 and 16 in flight on each backend. 3 rounds of 2 s windows.
 # Placement: receivers and responders on CPU 1, senders and clients on CPU 0 (salvo's defaults; C by taskset).
-# Usage: benchmarks/io-uring/run.sh [OUT]   (UDPLIMIT=path to the built udplimit, ROUNDS=3)
+# Usage: benchmarks/io-uring/run.sh [OUT]   (UDPLIMIT=another udplimit build, else src/Salvo.Perf/Lab/c/udplimit.c built with cc; ROUNDS=3)
 # Then:  python3 benchmarks/io-uring/summary.py OUT
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-C=${UDPLIMIT:-$root/../shared/udplimit/udplimit}
+C=${UDPLIMIT:-}
+if [ -z "$C" ]; then
+  C=$(mktemp -d)/udplimit
+  cc -O2 -Wall -Wextra -o "$C" "$root/src/Salvo.Perf/Lab/c/udplimit.c" || { echo "building the C reference failed" >&2; exit 2; }
+fi
 S="dotnet $root/src/Salvo.Perf/bin/Release/net10.0/Salvo.Perf.dll"
 out=${1:-io-uring.txt}; : > "$out"
-[ -x "$C" ] || { echo "build the C reference first: make -C ../shared/udplimit (or set UDPLIMIT)" >&2; exit 2; }
+[ -x "$C" ] || { echo "no C reference at $C (UDPLIMIT)" >&2; exit 2; }
 [ -f "${S#dotnet }" ] || { echo "build Salvo first: dotnet build -c Release" >&2; exit 2; }
 port=54000
 c_stream() { # receive-method size send-method

@@ -2,14 +2,18 @@
 # Salvo beside the C reference (udplimit), interleaved point by point: GSO -> GRO, batched unconnected and
 # connected, receiver CPU per datagram, request/response at 1 and 16 in flight. 3 rounds of 2 s windows.
 # Placement: receivers and responders on CPU 1, senders and clients on CPU 0 (salvo's defaults).
-# Usage: benchmarks/level-with-c/run.sh [OUT]   (UDPLIMIT=path to the built udplimit, ROUNDS=3)
+# Usage: benchmarks/level-with-c/run.sh [OUT]   (UDPLIMIT=another udplimit build, else src/Salvo.Perf/Lab/c/udplimit.c built with cc; ROUNDS=3)
 # Then:  python3 benchmarks/level-with-c/summary.py OUT
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-C=${UDPLIMIT:-$root/../shared/udplimit/udplimit}
+C=${UDPLIMIT:-}
+if [ -z "$C" ]; then
+  C=$(mktemp -d)/udplimit
+  cc -O2 -Wall -Wextra -o "$C" "$root/src/Salvo.Perf/Lab/c/udplimit.c" || { echo "building the C reference failed" >&2; exit 2; }
+fi
 S="dotnet $root/src/Salvo.Perf/bin/Release/net10.0/Salvo.Perf.dll"
 out=${1:-level-with-c.txt}; : > "$out"
-[ -x "$C" ] || { echo "build the C reference first: make -C ../shared/udplimit (or set UDPLIMIT)" >&2; exit 2; }
+[ -x "$C" ] || { echo "no C reference at $C (UDPLIMIT)" >&2; exit 2; }
 [ -f "${S#dotnet }" ] || { echo "build Salvo first: dotnet build -c Release" >&2; exit 2; }
 port=53000
 c_stream() { # receive-method size send-method [-U]

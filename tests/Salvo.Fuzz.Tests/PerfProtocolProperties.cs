@@ -1,10 +1,10 @@
 using System.Text.Json;
 using CsCheck;
-using Salvo.Perf.Iperf3;
+using Salvo.Perf.TestServer.Iperf3;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Reporting;
-using Salvo.Perf.Sockperf;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Sockperf;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Fuzz.Tests;
 

@@ -1,5 +1,5 @@
 using System.Text;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Tests;
 

@@ -2,7 +2,7 @@ using System.Runtime.Versioning;
 using System.Text.Json;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Reporting;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Tests;
 

@@ -4,7 +4,7 @@ using System.Runtime.Versioning;
 using System.Text;
 using System.Text.Json;
 using Salvo.Perf.Cli;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Tests;
 

@@ -5,10 +5,10 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using Salvo.Perf.Cli;
-using Salvo.Perf.Iperf3;
-using Salvo.Perf.Sockperf;
+using Salvo.Perf.TestServer.Iperf3;
+using Salvo.Perf.TestServer.Sockperf;
 using Salvo.Perf.Tests.Iperf3;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Tests;
 

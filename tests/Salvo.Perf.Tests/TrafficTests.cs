@@ -1,6 +1,6 @@
 using System.Net;
 using Salvo.Perf.Rr;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Tests;
 

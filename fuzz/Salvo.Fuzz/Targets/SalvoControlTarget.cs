@@ -3,7 +3,7 @@ using Salvo.Perf.Cli;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Reporting;
 using Salvo.Perf.Rr;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Fuzz.Targets;
 

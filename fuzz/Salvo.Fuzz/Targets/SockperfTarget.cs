@@ -1,4 +1,4 @@
-using Salvo.Perf.Sockperf;
+using Salvo.Perf.TestServer.Sockperf;
 
 namespace Salvo.Fuzz.Targets;
 

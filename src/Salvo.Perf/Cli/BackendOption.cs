@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Net;
+using Salvo.Perf.Platform;
 using Salvo.Server;
 
 namespace Salvo.Perf.Cli;
@@ -34,7 +35,7 @@ internal static class BackendOption
     /// <summary>Sets <see cref="DatagramSocketOptions.AfXdpBusyPoll"/> when asked for (Linux only: other backends ignore it).</summary>
     public static DatagramSocketOptions WithBusyPoll(DatagramSocketOptions options, bool busyPoll)
     {
-        if (busyPoll && OperatingSystem.IsLinux())
+        if (busyPoll && HostOs.IsLinux)
         {
             options.AfXdpBusyPoll = true;
         }
@@ -45,11 +46,11 @@ internal static class BackendOption
     /// <summary>The backend asked for; linux, uring or afxdp on another OS fails here, naming the option, not when a socket opens.</summary>
     public static DatagramBackend Read(ParseResult parse, Option<string> option) => parse.GetValue(option) switch
     {
-        "linux" or "uring" or AfXdpChoice when !OperatingSystem.IsLinux() => throw new CliException($"{Name}: {parse.GetValue(option)} needs Linux; use auto or portable."),
+        "linux" or "uring" or AfXdpChoice when !HostOs.IsLinux => throw new CliException($"{Name}: {parse.GetValue(option)} needs Linux; use auto or portable."),
         "linux" => DatagramBackend.LinuxBatched,
         "uring" => DatagramBackend.IoUring,
         "portable" => DatagramBackend.Portable,
-        AfXdpChoice when OperatingSystem.IsLinux() => DatagramBackend.AfXdp,
+        AfXdpChoice when HostOs.IsLinux => DatagramBackend.AfXdp,
         _ => DatagramBackend.Auto,
     };
 
@@ -60,7 +61,7 @@ internal static class BackendOption
     /// </summary>
     public static void RefuseAfXdpMisfit(DatagramBackend backend, int workers, IPAddress address)
     {
-        if (!OperatingSystem.IsLinux() || backend != DatagramBackend.AfXdp)
+        if (!HostOs.IsLinux || backend != DatagramBackend.AfXdp)
         {
             return;
         }

@@ -5,7 +5,7 @@ using Salvo.Perf.Doctor;
 using Salvo.Perf.Loopback;
 using Salvo.Perf.Rr;
 using Salvo.Perf.Sweep;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Cli;
 

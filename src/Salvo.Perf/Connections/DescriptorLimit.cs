@@ -1,4 +1,5 @@
 using Salvo.Perf.Native;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Connections;
 
@@ -12,7 +13,7 @@ internal static class DescriptorLimit
     /// <summary>Tries to allow <paramref name="wanted"/> descriptors; returns the limit in force afterwards.</summary>
     public static long Ensure(long wanted)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!HostOs.IsLinux)
         {
             return long.MaxValue;
         }

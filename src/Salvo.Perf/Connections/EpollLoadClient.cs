@@ -1,8 +1,8 @@
 using System.Net;
 using System.Net.Sockets;
-using System.Runtime.InteropServices;
 using Salvo.Perf.Measurement;
 using Salvo.Streams;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Connections;
 
@@ -35,7 +35,7 @@ internal sealed class EpollLoadClient : IDisposable
 
     /// <summary>Whether this machine can run it: Linux on x86-64 or arm64 (the two <c>epoll_event</c> layouts known).</summary>
     public static bool IsSupported =>
-        OperatingSystem.IsLinux() && RuntimeInformation.ProcessArchitecture is Architecture.X64 or Architecture.Arm64;
+        HostOs.IsLinuxOnX64OrArm64;
 
     /// <summary>Opens <paramref name="count"/> connections to <paramref name="server"/> from <paramref name="source"/>.</summary>
     public static EpollLoadClient Connect(IPEndPoint server, IPAddress source, int count)

@@ -1,13 +1,13 @@
-using System.Diagnostics;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Connections;
 
 /// <summary>A shard: this same program started again as <c>salvo connections shard-…</c>, driven over its standard streams.</summary>
 internal sealed class ShardProcess : IDisposable
 {
-    private readonly Process _process;
+    private readonly ChildProcess _process;
 
-    private ShardProcess(Process process) => _process = process;
+    private ShardProcess(ChildProcess process) => _process = process;
 
     public int Id => _process.Id;
 
@@ -24,102 +24,37 @@ internal sealed class ShardProcess : IDisposable
     {
         var assembly = typeof(ShardProcess).Assembly.Location;
         var host = Environment.ProcessPath is { } path && Path.GetFileNameWithoutExtension(path) == "dotnet" ? path : "dotnet";
-        var start = new ProcessStartInfo(host)
-        {
-            RedirectStandardInput = true,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        if (inlineCompletions)
-        {
-            start.Environment[InlineCompletionsVariable] = "1";
-        }
-        else
-        {
-            // Not inherited either: the run's settings say what the shards ran with.
-            start.Environment.Remove(InlineCompletionsVariable);
-        }
-
-        start.ArgumentList.Add(assembly);
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        var process = Process.Start(start) ?? throw new InvalidOperationException("could not start a connections shard");
-        process.ErrorDataReceived += (_, _) => { };
-        process.BeginErrorReadLine();
-        return new ShardProcess(process);
+        // Not inherited when off either: the run's settings say what the shards ran with.
+        var environment = new Dictionary<string, string?> { [InlineCompletionsVariable] = inlineCompletions ? "1" : null };
+        return new ShardProcess(ChildProcess.Start(host, [assembly, .. arguments], new ChildProcessOptions { Environment = environment, Name = "a connections shard" }));
     }
 
-    public async Task SendAsync(string command)
-    {
-        await _process.StandardInput.WriteLineAsync(command).ConfigureAwait(false);
-        await _process.StandardInput.FlushAsync().ConfigureAwait(false);
-    }
+    public Task SendAsync(string command) => _process.WriteLineAsync(command);
 
     /// <summary>Reads lines until one starts with <paramref name="keyword"/>; returns the rest of it.</summary>
     /// <exception cref="TimeoutException">None came in time, or the shard exited.</exception>
-    public async Task<string> ExpectAsync(string keyword, TimeSpan timeout)
-    {
-        using var cancellation = new CancellationTokenSource(timeout);
-        try
-        {
-            while (await _process.StandardOutput.ReadLineAsync(cancellation.Token).ConfigureAwait(false) is { } line)
-            {
-                if (line.StartsWith(keyword + " ", StringComparison.Ordinal))
-                {
-                    return line[(keyword.Length + 1)..];
-                }
-            }
-        }
-        catch (OperationCanceledException)
-        {
-        }
-
-        throw new TimeoutException($"connections shard {_process.Id} sent no '{keyword}' within {timeout.TotalSeconds:F0} s");
-    }
+    public async Task<string> ExpectAsync(string keyword, TimeSpan timeout) =>
+        await _process.ExpectAsync(keyword, timeout).ConfigureAwait(false)
+            ?? throw new TimeoutException($"connections shard {_process.Id} sent no '{keyword}' within {timeout.TotalSeconds:F0} s");
 
     /// <summary>Asks the shard to quit without waiting (so that many shards stop together).</summary>
     public void RequestQuit()
     {
-        try
+        if (!_process.HasExited)
         {
-            if (!_process.HasExited)
-            {
-                _process.StandardInput.WriteLine(ShardProtocol.Quit);
-                _process.StandardInput.Flush();
-            }
-        }
-        catch (IOException)
-        {
-            // The shard already closed its input.
+            // False when the shard already closed its input.
+            _process.TryWriteLine(ShardProtocol.Quit);
         }
     }
 
     /// <summary>Asks the shard to quit; ends it (by its PID) if it has not within 30 s.</summary>
     public void Dispose()
     {
-        try
+        if (!_process.HasExited && _process.TryWriteLine(ShardProtocol.Quit))
         {
-            if (!_process.HasExited)
-            {
-                _process.StandardInput.WriteLine(ShardProtocol.Quit);
-                _process.StandardInput.Flush();
-                if (!_process.WaitForExit(30_000))
-                {
-                    _process.Kill();
-                }
-            }
+            _process.WaitForExit(TimeSpan.FromSeconds(30));
         }
-        catch (IOException)
-        {
-            // The shard already closed its input.
-        }
-        finally
-        {
-            _process.Dispose();
-        }
+
+        _process.Dispose();
     }
 }

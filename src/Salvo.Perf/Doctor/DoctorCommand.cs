@@ -2,6 +2,7 @@ using System.CommandLine;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Doctor;
 
@@ -30,7 +31,7 @@ internal static class DoctorCommand
             new("cpus", FindingStatus.Info, $"{Environment.ProcessorCount} logical, this process may use [{string.Join(',', CpuAffinity.AllowedCpus())}]",
                 Environment.ProcessorCount < 2 ? "With one CPU the sender and the receiver share it; loopback figures are not comparable." : null),
         };
-        if (OperatingSystem.IsLinux())
+        if (HostOs.IsLinux)
         {
             findings.AddRange(SysctlChecks.Run());
             findings.AddRange(SocketProbes.Run());
@@ -43,7 +44,7 @@ internal static class DoctorCommand
 
         findings.AddRange(WindowsChecks.Run());
         findings.Add(LibraryProbe.Run());
-        if (OperatingSystem.IsLinux())
+        if (HostOs.IsLinux)
         {
             findings.Add(IoUringProbe.Run());
             findings.Add(AfXdpBackendProbe.Run());

@@ -1,4 +1,5 @@
 using System.Runtime.Versioning;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Doctor;
 
@@ -9,7 +10,7 @@ namespace Salvo.Perf.Doctor;
 internal static class IoUringProbe
 {
     /// <summary>Why the io_uring backend cannot run here (not Linux, or what the kernel refused); null when it can.</summary>
-    public static string? Refusal => !OperatingSystem.IsLinux() ? "needs Linux" :
+    public static string? Refusal => !HostOs.IsLinux ? "needs Linux" :
         DatagramSocket.IsBackendAvailable(DatagramBackend.IoUring, out var reason) ? null : reason;
 
     [SupportedOSPlatform("linux")]

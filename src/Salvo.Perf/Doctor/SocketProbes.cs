@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Doctor;
 
@@ -20,7 +21,7 @@ internal static class SocketProbes
 
     public static IEnumerable<Finding> Run()
     {
-        if (!OperatingSystem.IsLinux())
+        if (!HostOs.IsLinux)
         {
             yield return new Finding("udp gso/gro", FindingStatus.Info, "Linux only; Salvo uses the portable backend here");
             yield break;

@@ -1,9 +1,10 @@
 using System.Globalization;
 using Salvo.Perf.Measurement;
+using Salvo.Perf.Platform.Linux;
 
 namespace Salvo.Perf.Doctor;
 
-/// <summary>The Linux settings and counters that limit UDP, read from /proc and /sys.</summary>
+/// <summary>The Linux settings and counters that limit UDP, read through the platform's <see cref="ProcFiles"/>.</summary>
 internal static class SysctlChecks
 {
     /// <summary>
@@ -18,7 +19,7 @@ internal static class SysctlChecks
     public static IEnumerable<Finding> Run()
     {
         yield return new Finding("kernel", FindingStatus.Info,
-            EnvironmentInfo.ReadFirstLine("/proc/sys/kernel/osrelease") ?? Environment.OSVersion.VersionString);
+            ProcFiles.Sysctl("kernel/osrelease") ?? Environment.OSVersion.VersionString);
 
         foreach (var name in new[] { "rmem_max", "wmem_max" })
         {
@@ -27,7 +28,7 @@ internal static class SysctlChecks
 
         foreach (var name in new[] { "rmem_default", "wmem_default" })
         {
-            var value = ReadLong($"/proc/sys/net/core/{name}");
+            var value = ReadLong($"net/core/{name}");
             yield return value is null
                 ? Missing($"net.core.{name}")
                 : new Finding($"net.core.{name}", FindingStatus.Info, Bytes(value.Value),
@@ -48,16 +49,9 @@ internal static class SysctlChecks
 
     public static IEnumerable<Finding> Interfaces()
     {
-        const string Root = "/sys/class/net";
-        if (!Directory.Exists(Root))
+        foreach (var name in ProcFiles.NetworkInterfaces().Order(StringComparer.Ordinal))
         {
-            yield break;
-        }
-
-        foreach (var path in Directory.GetDirectories(Root).Order(StringComparer.Ordinal))
-        {
-            var name = Path.GetFileName(path);
-            var mtu = ReadLong(Path.Combine(path, "mtu"));
+            var mtu = ParseLong(ProcFiles.NetworkInterfaceAttribute(name, "mtu"));
             if (mtu is null)
             {
                 continue;
@@ -72,7 +66,7 @@ internal static class SysctlChecks
 
     private static Finding BufferMax(string name)
     {
-        var value = ReadLong($"/proc/sys/net/core/{name}");
+        var value = ReadLong($"net/core/{name}");
         if (value is null)
         {
             return Missing($"net.core.{name}");
@@ -86,7 +80,7 @@ internal static class SysctlChecks
 
     private static Finding UdpMem()
     {
-        var text = EnvironmentInfo.ReadFirstLine("/proc/sys/net/ipv4/udp_mem");
+        var text = ProcFiles.Sysctl("net/ipv4/udp_mem");
         if (text is null)
         {
             return Missing("net.ipv4.udp_mem");
@@ -102,7 +96,7 @@ internal static class SysctlChecks
 
     private static Finding Backlog()
     {
-        var value = ReadLong("/proc/sys/net/core/netdev_max_backlog");
+        var value = ReadLong("net/core/netdev_max_backlog");
         if (value is null)
         {
             return Missing("net.core.netdev_max_backlog");
@@ -134,11 +128,10 @@ internal static class SysctlChecks
 
     private static Finding IoUring()
     {
-        const string Path = "/proc/sys/kernel/io_uring_disabled";
-        var value = ReadLong(Path);
+        var value = ReadLong("kernel/io_uring_disabled");
         return value switch
         {
-            null => new Finding("io_uring", FindingStatus.Info, File.Exists("/proc/sys/kernel/osrelease") ? "no io_uring_disabled knob (kernel before 6.6, or io_uring not built)" : "not Linux"),
+            null => new Finding("io_uring", FindingStatus.Info, ProcFiles.HasSysctls ? "no io_uring_disabled knob (kernel before 6.6, or io_uring not built)" : "not Linux"),
             0 => new Finding("io_uring", FindingStatus.Ok, "enabled for all processes (kernel.io_uring_disabled = 0)"),
             1 => new Finding("io_uring", FindingStatus.Info, "restricted to kernel.io_uring_group (kernel.io_uring_disabled = 1)", "sysctl -w kernel.io_uring_disabled=0 to allow it for every process."),
             _ => new Finding("io_uring", FindingStatus.Info, "disabled (kernel.io_uring_disabled = 2)", "Only Salvo's IoUring backend needs it (it falls back to LinuxBatched); the default backend uses recvmmsg/sendmmsg."),
@@ -147,11 +140,11 @@ internal static class SysctlChecks
 
     private static Finding Missing(string check) => new(check, FindingStatus.Info, "not available on this system");
 
-    internal static long? ReadLong(string path)
-    {
-        var text = EnvironmentInfo.ReadFirstLine(path);
-        return text is not null && long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
-    }
+    /// <summary>The sysctl <paramref name="name"/> ("net/core/rmem_max") as a number, or null.</summary>
+    internal static long? ReadLong(string name) => ParseLong(ProcFiles.Sysctl(name));
+
+    private static long? ParseLong(string? text) =>
+        text is not null && long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : null;
 
     private static string Bytes(long value) => value >= 1 << 20
         ? string.Create(CultureInfo.InvariantCulture, $"{value:N0} bytes ({value / 1048576.0:F1} MiB)")

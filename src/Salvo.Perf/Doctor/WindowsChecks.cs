@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Runtime.Versioning;
 using Microsoft.Win32;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Doctor;
 
@@ -9,7 +10,7 @@ internal static class WindowsChecks
 {
     public static IEnumerable<Finding> Run()
     {
-        if (!OperatingSystem.IsWindows())
+        if (!HostOs.IsWindows)
         {
             yield break;
         }

@@ -3,6 +3,7 @@ using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Rr;
 using Salvo.Perf.Tunnel;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Lab;
 
@@ -30,21 +31,23 @@ internal static class LabCommand
             "responder in B on one CPU, the sender or client in A on another. Measures in turn, round by round, Salvo on the " +
             "kernel's UDP path (recvmmsg/sendmmsg), Salvo on AF_XDP and C's udplimit: datagrams/s and the receiver's CPU per " +
             "datagram (C's sendmmsg sender feeds every receiver), then request/response rate and round-trip p50/p99. Needs " +
-            "Linux, root, ip, taskset and gcc (udplimit is built here); the namespaces are removed at the end, on Ctrl+C and " +
+            "Linux, root, ip and taskset; C's udplimit, shipped as source, is built with the C compiler found here (without one the C rows are " +
+            "skipped). The namespaces are removed at the end, on Ctrl+C and " +
             "SIGTERM too, and those of a killed run at the next start.")
         {
             LabReceiveCommand.Create(console),
+            LabSendCommand.Create(console),
         };
         options.AddTo(command);
         command.SetAction((parse, cancellationToken) =>
         {
-            var missing = LabRequirements.Missing(OperatingSystem.IsLinux(), Environment.UserName == "root", BenchTools.Find);
+            var missing = LabRequirements.Missing(HostOs.IsLinux, HostOs.IsRoot, BenchTools.Find);
             if (missing.Count > 0)
             {
                 throw new CliException("lab: cannot run here:\n  " + string.Join("\n  ", missing), CliException.FailureExitCode);
             }
 
-            var settings = options.Read(parse, CpuAffinity.AllowedCpus());
+            var settings = options.Read(parse, CpuAffinity.AllowedCpus(), BenchTools.Find);
             var report = new LabRunner(settings, console, cancellationToken).Run();
             LabPrinter.Print(console, report);
             return Task.FromResult(0);
@@ -105,11 +108,13 @@ internal static class LabCommand
             },
         };
 
-        public Option<string?> Udplimit { get; } = new("--udplimit")
+        public Option<bool> CReference { get; } = new("--c-reference")
         {
-            Description = "The C reference's source directory (udplimit.c): built here with gcc for the lab's address. Its sender feeds every " +
-                "datagrams/s point, so the lab needs it. Defaults to none: the option is required.",
-            HelpName = "DIR",
+            Description = "Measure C's reference beside Salvo: udplimit.c, shipped with the tool and built on first use with cc, gcc or clang into " +
+                "~/.cache/salvo/c-reference; its sendmmsg sender then feeds every datagrams/s point. Without a C compiler the C rows say they were " +
+                "skipped and Salvo's own sender feeds the points. Defaults to true.",
+            HelpName = "true|false",
+            DefaultValueFactory = _ => true,
         };
 
         public Option<int> SenderCpu { get; } = CommonOptions.Int("--sender-cpu", null, "CPU", 0, 0, 1023, "CPU of the sender and the client in namespace A.");
@@ -118,21 +123,19 @@ internal static class LabCommand
 
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Sizes, ParallelLevels, Request, Time, Warmup, Rounds, Paths, Udplimit, SenderCpu, ReceiverCpu })
+            foreach (var option in new Option[] { Sizes, ParallelLevels, Request, Time, Warmup, Rounds, Paths, CReference, SenderCpu, ReceiverCpu })
             {
                 command.Options.Add(option);
             }
         }
 
-        /// <summary>The settings; a CPU this process may not use, or no --udplimit, fails naming the option.</summary>
-        public LabSettings Read(ParseResult parse, IReadOnlyList<int> allowedCpus)
+        /// <summary>The settings; a CPU this process may not use fails naming the option. <paramref name="find"/> finds a C compiler.</summary>
+        public LabSettings Read(ParseResult parse, IReadOnlyList<int> allowedCpus, Func<string, string?> find)
         {
-            var source = parse.GetValue(Udplimit) ?? throw new CliException("--udplimit: required: the C reference's source directory (udplimit.c), whose sender feeds every datagrams/s point.");
-            if (!File.Exists(Path.Combine(source, CReference.SourceFile)))
-            {
-                throw new CliException($"--udplimit: {source} holds no {CReference.SourceFile}.");
-            }
-
+            var compiler = parse.GetValue(CReference) ? Lab.CReference.FindCompiler(find) : null;
+            var skipped = compiler is not null ? null
+                : parse.GetValue(CReference) ? $"skipped: no C compiler found ({string.Join(", ", Lab.CReference.Compilers)})"
+                : "skipped: --c-reference false";
             var sender = parse.GetValue(SenderCpu);
             var receiver = parse.GetValue(ReceiverCpu);
             foreach (var (cpu, option) in new[] { (sender, "--sender-cpu"), (receiver, "--receiver-cpu") })
@@ -144,7 +147,7 @@ internal static class LabCommand
             }
 
             return new LabSettings(parse.GetValue(Sizes)!, parse.GetValue(ParallelLevels)!, parse.GetValue(Request), parse.GetValue(Time), parse.GetValue(Warmup),
-                parse.GetValue(Rounds), parse.GetValue(Paths)!, Path.GetFullPath(source), sender, receiver);
+                parse.GetValue(Rounds), parse.GetValue(Paths)!, compiler, skipped, sender, receiver);
         }
 
         private static Option<int[]> List(string name, string helpName, int[] defaults, string description, Func<string, (int[] Values, string? Error)> parse) => new(name)

@@ -8,7 +8,6 @@ internal static class LabRequirements
     [
         ("ip", "iproute2"),
         ("taskset", "util-linux"),
-        ("gcc", "gcc"),
     ];
 
     /// <summary>Why the lab cannot run here, each with what to do; empty when it can.</summary>

@@ -2,12 +2,13 @@ using System.Globalization;
 using System.Text.Json;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Lab;
 
 /// <summary>
 /// Runs <c>salvo lab</c>'s rounds: in each, every datagrams/s point (each size, each receiver in turn, all fed by C's
-/// sendmmsg sender) and then every request/response point (each level, each path in turn), so drift on a shared host
+/// sendmmsg sender, or Salvo's where no C compiler builds C's) and then every request/response point (each level, each path in turn), so drift on a shared host
 /// spreads over all paths alike. Each end is a process started for its point and ended after it; a path whose
 /// process refuses to start (a backend not available here) is not tried again, and its rows say why.
 /// </summary>
@@ -28,7 +29,7 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
     private readonly Dictionary<string, string> _refused = [];
     private readonly Dictionary<(string Path, int Size), Samples> _rates = [];
     private readonly Dictionary<(string Path, int Parallel), Samples> _rr = [];
-    private string _udplimit = string.Empty;
+    private string? _udplimit;
     private VethLab? _lab;
 
     /// <summary>Where each end runs, for the report.</summary>
@@ -38,10 +39,15 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
     public LabReport Run()
     {
         var environment = EnvironmentInfo.Capture();
-        var folder = Directory.CreateTempSubdirectory("salvo-lab-");
         try
         {
-            _udplimit = CReference.Build(settings.UdplimitSource, folder.FullName);
+            _udplimit = settings.CCompiler is { } compiler ? CReference.Build(CReference.BundledSource, compiler, CReference.CacheFolder()) : null;
+            if (settings.CSkipped is { } skipped)
+            {
+                _refused[LabPaths.C] = skipped;
+                console.Note($"lab: C rows {skipped}; Salvo's own sender feeds the datagrams/s points");
+            }
+
             using var lab = new VethLab();
             _lab = lab;
             var placement = Placement(settings, lab.HostA, lab.HostB);
@@ -75,7 +81,6 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         finally
         {
             _lab = null;
-            folder.Delete(recursive: true);
         }
     }
 
@@ -117,8 +122,8 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         var seconds = Text(settings.Seconds);
         string[] receiver = LabPaths.Backend(path) is { } backend
             ? [.. SalvoItself.Command(), "lab", "receive", "-p", port, "--size", Text(size), "-t", seconds, "--first-wait", "10", "--warmup", Text(settings.WarmupSeconds), .. backend]
-            : [_udplimit, "recv", "-m", "recvmmsg", "-t", seconds, "-p", port, "-W", "10"];
-        using var receiving = LabProcess.Start(lab.HostB, settings.ReceiverCpu, receiver, $"the {path} receiver");
+            : [_udplimit!, "recv", "-m", "recvmmsg", "-a", VethLab.AddressB, "-t", seconds, "-p", port, "-W", "10"];
+        using var receiving = Start(lab.HostB, settings.ReceiverCpu, receiver, $"the {path} receiver");
         if (receiving.WaitForLine(LabReceiveCommand.Ready, s_readyTimeout, cancellationToken) is { } notReady)
         {
             return Outcome.Refused(notReady);
@@ -127,8 +132,11 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         // The sender outlasts the receiver's window, which opens at the first datagram, by far (a receiver starved on a
         // busy host once saw the sender end before its first datagram), and is ended when the receiver is done: its
         // own figures are not used. -k keeps it sending through a port-unreachable.
-        using var sending = LabProcess.Start(lab.HostA, settings.SenderCpu,
-            [_udplimit, "send", "-m", "sendmmsg", "-s", Text(size), "-t", Text(settings.WarmupSeconds + settings.Seconds + SenderSlackSeconds), "-p", port, "-k"], "C's sender");
+        var sendSeconds = Text(settings.WarmupSeconds + settings.Seconds + SenderSlackSeconds);
+        string[] sender = _udplimit is not null
+            ? [_udplimit, "send", "-m", "sendmmsg", "-a", VethLab.AddressB, "-s", Text(size), "-t", sendSeconds, "-p", port, "-k"]
+            : [.. SalvoItself.Command(), "lab", "send", "--to", VethLab.AddressB, "-p", port, "--size", Text(size), "-t", sendSeconds];
+        using var sending = Start(lab.HostA, settings.SenderCpu, sender, _udplimit is not null ? "C's sender" : "Salvo's sender");
         var output = receiving.WaitForExit(TimeSpan.FromSeconds(settings.WarmupSeconds + settings.Seconds) + s_exitMargin, cancellationToken);
         sending.Stop();
         var result = output is null ? null : ResultLine.Find(output);
@@ -153,8 +161,8 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         var backend = LabPaths.Backend(path);
         var (server, ready) = backend is not null
             ? ((string[])[.. SalvoItself.Command(), "server", "-B", VethLab.AddressB, "-p", port, .. backend, "-i", "0"], "listening on")
-            : ([_udplimit, "ppserver", "-p", port, "-r", bytes, "-t", Text(settings.WarmupSeconds + settings.Seconds + s_exitMargin.TotalSeconds), "-I", "5"], "READY");
-        using var responding = LabProcess.Start(lab.HostB, settings.ReceiverCpu, server, $"the {path} responder");
+            : ([_udplimit!, "ppserver", "-a", VethLab.AddressB, "-p", port, "-r", bytes, "-t", Text(settings.WarmupSeconds + settings.Seconds + s_exitMargin.TotalSeconds), "-I", "5"], "READY");
+        using var responding = Start(lab.HostB, settings.ReceiverCpu, server, $"the {path} responder");
         if (responding.WaitForLine(ready, s_readyTimeout, cancellationToken) is { } notReady)
         {
             return Outcome.Refused(notReady);
@@ -163,8 +171,8 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         string[] client = backend is not null
             ? [.. SalvoItself.Command(), "rr", "--server", $"{VethLab.AddressB}:{port}", "-P", Text(parallel), "--request", bytes, "--response", bytes,
                 "-t", Text(settings.Seconds), "--warmup", Text(settings.WarmupSeconds), .. backend, "--json"]
-            : [_udplimit, "ppclient", "-p", port, "-n", Text(parallel), "-q", bytes, "-t", Text(settings.Seconds), "-w", Text(settings.WarmupSeconds)];
-        using var asking = LabProcess.Start(lab.HostA, settings.SenderCpu, client, $"the {path} client");
+            : [_udplimit!, "ppclient", "-a", VethLab.AddressB, "-p", port, "-n", Text(parallel), "-q", bytes, "-t", Text(settings.Seconds), "-w", Text(settings.WarmupSeconds)];
+        using var asking = Start(lab.HostA, settings.SenderCpu, client, $"the {path} client");
         var output = asking.WaitForExit(TimeSpan.FromSeconds(settings.WarmupSeconds + settings.Seconds) + s_exitMargin, cancellationToken);
         responding.Stop();
         var outcome = output is null ? null : backend is not null ? FromRrJson(output) : FromPpClient(output);
@@ -211,6 +219,10 @@ internal sealed class LabRunner(LabSettings settings, CliConsole console, Cancel
         var samples = _rr[(path, parallel)];
         return new LabRrPoint(path, parallel, samples.Median(samples.First), samples.Median(samples.Second), samples.Median(samples.Third), samples.First, samples.NotMeasured);
     }
+
+    /// <summary>One end of a point: <paramref name="command"/> in namespace <paramref name="host"/> on CPU <paramref name="cpu"/>.</summary>
+    private static ChildProcess Start(string host, int cpu, string[] command, string name) =>
+        ChildProcess.Start(command[0], command[1..], new ChildProcessOptions { Namespace = host, Cpu = cpu, Name = name });
 
     private static string Text(double value) => value.ToString(CultureInfo.InvariantCulture);
 

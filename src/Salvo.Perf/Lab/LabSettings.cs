@@ -8,7 +8,8 @@ namespace Salvo.Perf.Lab;
 /// <param name="WarmupSeconds">Unmeasured seconds before each request/response point.</param>
 /// <param name="Rounds">Interleaved rounds; each figure is the median over them.</param>
 /// <param name="Paths">The paths measured, in turn within each round: kernel, afxdp, c.</param>
-/// <param name="UdplimitSource">The C reference's source directory.</param>
+/// <param name="CCompiler">The C compiler that builds the C reference (udplimit.c); null when C rows are skipped.</param>
+/// <param name="CSkipped">Why the C rows are skipped (--c-reference false, or no C compiler here); null when they run.</param>
 /// <param name="SenderCpu">CPU of the sender and client in A.</param>
 /// <param name="ReceiverCpu">CPU of the receiver and responder in B.</param>
 internal sealed record LabSettings(
@@ -19,6 +20,7 @@ internal sealed record LabSettings(
     double WarmupSeconds,
     int Rounds,
     IReadOnlyList<string> Paths,
-    string UdplimitSource,
+    string? CCompiler,
+    string? CSkipped,
     int SenderCpu,
     int ReceiverCpu);

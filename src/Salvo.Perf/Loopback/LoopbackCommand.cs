@@ -3,6 +3,7 @@ using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
 using Spectre.Console;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Loopback;
 
@@ -203,7 +204,7 @@ internal static class LoopbackCommand
         ? $"sender pinned to CPU {s.SenderCpu}, receiver to CPU {s.ReceiverCpu}"
         : $"not pinned ({s.PinNote})";
 
-    private static string PinNote(LoopbackRunOptions run) => run.SenderCpu is null && OperatingSystem.IsLinux()
+    private static string PinNote(LoopbackRunOptions run) => run.SenderCpu is null && HostOs.IsLinux
         ? "--no-pin or fewer than 2 allowed CPUs"
         : "pinning needs Linux";
 

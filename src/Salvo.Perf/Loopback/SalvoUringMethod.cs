@@ -1,4 +1,5 @@
 using System.Net;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Loopback;
 
@@ -23,5 +24,5 @@ internal sealed class SalvoUringMethod(bool gso) : ILoopbackMethod
     public LoopbackSender CreateSender(LoopbackPoint point, IPEndPoint receiver) => new SalvoAsyncMethod.Sender(Open(point), point, receiver);
 
     private DatagramSocket Open(LoopbackPoint point) =>
-        SalvoMethod.Open(point with { Backend = OperatingSystem.IsLinux() ? DatagramBackend.IoUring : point.Backend }, offloads: gso);
+        SalvoMethod.Open(point with { Backend = HostOs.IsLinux ? DatagramBackend.IoUring : point.Backend }, offloads: gso);
 }

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using Salvo.Perf.Native;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Measurement;
 
@@ -15,7 +16,7 @@ internal static class CpuAffinity
     /// <summary>The CPUs this process may run on, in ascending order; every CPU when unknown.</summary>
     public static IReadOnlyList<int> AllowedCpus()
     {
-        if (OperatingSystem.IsLinux())
+        if (HostOs.IsLinux)
         {
             Span<ulong> mask = stackalloc ulong[MaskWords];
             try
@@ -46,7 +47,7 @@ internal static class CpuAffinity
     /// <summary>Pins the calling thread to <paramref name="cpu"/>; returns false (and why) when it cannot.</summary>
     public static bool TryPinCurrentThread(int cpu, out string? reason)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!HostOs.IsLinux)
         {
             reason = "thread pinning needs Linux (sched_setaffinity)";
             return false;

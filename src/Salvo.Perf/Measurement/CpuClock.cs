@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Salvo.Perf.Native;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Measurement;
 
@@ -10,7 +11,7 @@ namespace Salvo.Perf.Measurement;
 internal static class CpuClock
 {
     /// <summary>Whether <see cref="CurrentThread"/> measures the calling thread alone.</summary>
-    public static bool HasThreadClock { get; } = OperatingSystem.IsLinux() && Probe();
+    public static bool HasThreadClock { get; } = HostOs.IsLinux && Probe();
 
     /// <summary>CPU time of the calling thread, or of the whole process where no thread clock exists.</summary>
     public static TimeSpan CurrentThread() => HasThreadClock ? Read(Libc.ClockThreadCpuTime) : Process();

@@ -1,4 +1,5 @@
 using Salvo.Perf.Cli;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Measurement;
 
@@ -15,7 +16,7 @@ internal static class CpuPlacement
     /// process may not use fails, naming its option.
     /// </summary>
     public static (int? First, int? Second) Choose(bool noPin, (int Cpu, string Option) first, (int Cpu, string Option) second) =>
-        Choose(noPin, first, second, OperatingSystem.IsLinux() ? CpuAffinity.AllowedCpus() : null);
+        Choose(noPin, first, second, HostOs.IsLinux ? CpuAffinity.AllowedCpus() : null);
 
     /// <summary><see cref="Choose(bool, ValueTuple{int, string}, ValueTuple{int, string})"/> over a given set of allowed CPUs (null: pinning unavailable).</summary>
     public static (int? First, int? Second) Choose(bool noPin, (int Cpu, string Option) first, (int Cpu, string Option) second, IReadOnlyList<int>? allowed)

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using Salvo.Perf.Platform.Linux;
 
 namespace Salvo.Perf.Measurement;
 
@@ -15,7 +16,7 @@ internal sealed record EnvironmentInfo(string Os, string Kernel, string CpuModel
     /// <summary>Describes the current machine.</summary>
     public static EnvironmentInfo Capture() => new(
         RuntimeInformation.OSDescription,
-        ReadFirstLine("/proc/sys/kernel/osrelease") ?? Environment.OSVersion.VersionString,
+        ProcFiles.Sysctl("kernel/osrelease") ?? Environment.OSVersion.VersionString,
         CpuModelName() ?? RuntimeInformation.ProcessArchitecture.ToString(),
         Environment.ProcessorCount,
         RuntimeInformation.FrameworkDescription,
@@ -28,19 +29,18 @@ internal sealed record EnvironmentInfo(string Os, string Kernel, string CpuModel
     /// <summary>The 1, 5 and 15 minute load averages now (Linux /proc/loadavg), or null.</summary>
     public static string? ReadLoadAverage()
     {
-        var line = ReadFirstLine("/proc/loadavg");
+        var line = ProcFiles.LoadAverage();
         return line is null ? null : string.Join(' ', line.Split(' ', StringSplitOptions.RemoveEmptyEntries).Take(3));
     }
 
     private static string? CpuModelName()
     {
-        const string Path = "/proc/cpuinfo";
-        if (!File.Exists(Path))
+        if (ProcFiles.CpuInfo() is not { } text)
         {
             return null;
         }
 
-        foreach (var line in File.ReadLines(Path))
+        foreach (var line in text.Split('\n'))
         {
             if (line.StartsWith("model name", StringComparison.Ordinal))
             {
@@ -50,21 +50,5 @@ internal sealed record EnvironmentInfo(string Os, string Kernel, string CpuModel
         }
 
         return null;
-    }
-
-    internal static string? ReadFirstLine(string path)
-    {
-        try
-        {
-            return File.Exists(path) ? File.ReadLines(path).FirstOrDefault()?.Trim() : null;
-        }
-        catch (IOException)
-        {
-            return null;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return null;
-        }
     }
 }

@@ -1,3 +1,5 @@
+using Salvo.Perf.Platform.Linux;
+
 namespace Salvo.Perf.Measurement;
 
 /// <summary>
@@ -10,28 +12,14 @@ internal static class RingThreadClock
 {
     public static TimeSpan Read()
     {
-        const string tasks = "/proc/self/task";
-        if (!Directory.Exists(tasks))
-        {
-            return TimeSpan.Zero;
-        }
-
         long nanoseconds = 0;
-        foreach (var task in Directory.EnumerateDirectories(tasks))
+        foreach (var (name, schedstat) in ProcFiles.SelfThreads())
         {
-            try
+            // A thread that ended while being read, or a kernel without schedstat, counts nothing.
+            if (name is not null && schedstat is not null && name.StartsWith(DatagramSocket.IoUringThreadNamePrefix, StringComparison.Ordinal)
+                && long.TryParse(schedstat.AsSpan(0, Math.Max(0, schedstat.IndexOf(' ', StringComparison.Ordinal))), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var onCpu))
             {
-                if (!File.ReadAllText(Path.Combine(task, "comm")).StartsWith(DatagramSocket.IoUringThreadNamePrefix, StringComparison.Ordinal))
-                {
-                    continue;
-                }
-
-                var schedstat = File.ReadAllText(Path.Combine(task, "schedstat"));
-                nanoseconds += long.Parse(schedstat.AsSpan(0, schedstat.IndexOf(' ', StringComparison.Ordinal)), System.Globalization.CultureInfo.InvariantCulture);
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException)
-            {
-                // The thread ended while being read, or the kernel has no schedstat: count nothing for it.
+                nanoseconds += onCpu;
             }
         }
 

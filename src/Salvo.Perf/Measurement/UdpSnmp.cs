@@ -1,4 +1,5 @@
 using System.Globalization;
+using Salvo.Perf.Platform.Linux;
 
 namespace Salvo.Perf.Measurement;
 
@@ -8,19 +9,10 @@ namespace Salvo.Perf.Measurement;
 /// </summary>
 internal static class UdpSnmp
 {
-    private const string Path = "/proc/net/snmp";
-
     /// <summary>The Udp counters by name (InDatagrams, NoPorts, InErrors, RcvbufErrors, SndbufErrors, ...), or empty.</summary>
     public static IReadOnlyDictionary<string, long> Read()
     {
-        try
-        {
-            return File.Exists(Path) ? Parse(File.ReadAllLines(Path)) : new Dictionary<string, long>();
-        }
-        catch (IOException)
-        {
-            return new Dictionary<string, long>();
-        }
+        return ProcFiles.NetSnmp() is { } text ? Parse(text.Split('\n')) : new Dictionary<string, long>();
     }
 
     /// <summary>One counter, or null when the file or the counter is missing.</summary>

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Salvo.Perf.Native;
 using Salvo.Perf.Protocol;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Pacing;
 
@@ -29,7 +30,7 @@ internal sealed class SystemPacerClock : IPacerClock
 
     public void Sleep(long nanoseconds)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!HostOs.IsLinux)
         {
             Thread.Sleep(Math.Max(1, (int)Math.Round(nanoseconds / 1e6)));
             return;
@@ -47,11 +48,11 @@ internal sealed class SystemPacerClock : IPacerClock
         for (var i = 0; i < Probes; i++)
         {
             var start = Stopwatch.GetTimestamp();
-            probe.Sleep(OperatingSystem.IsLinux() ? FinestNanoseconds : 1_000_000);
+            probe.Sleep(HostOs.IsLinux ? FinestNanoseconds : 1_000_000);
             elapsed[i] = MonotonicClock.ToNanoseconds(Stopwatch.GetTimestamp() - start);
         }
 
         Array.Sort(elapsed);
-        return Math.Max(OperatingSystem.IsLinux() ? FinestNanoseconds : 1_000_000, elapsed[Probes / 2]);
+        return Math.Max(HostOs.IsLinux ? FinestNanoseconds : 1_000_000, elapsed[Probes / 2]);
     }
 }

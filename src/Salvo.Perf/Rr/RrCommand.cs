@@ -2,7 +2,7 @@ using System.CommandLine;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
-using Salvo.Perf.Sockperf;
+using Salvo.Perf.TestServer.Sockperf;
 
 namespace Salvo.Perf.Rr;
 

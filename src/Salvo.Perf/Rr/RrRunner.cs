@@ -3,7 +3,7 @@ using System.Net;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Protocol;
-using Salvo.Perf.Sockperf;
+using Salvo.Perf.TestServer.Sockperf;
 
 namespace Salvo.Perf.Rr;
 

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using Salvo.Perf.Platform.Linux;
 
 namespace Salvo.Perf.Soak;
 
@@ -39,22 +40,14 @@ internal static class SoakSampler
 
     private static int CountHandles(Process process)
     {
-        try
-        {
-            return Directory.Exists("/proc/self/fd") ? Directory.EnumerateFileSystemEntries("/proc/self/fd").Count() : process.HandleCount;
-        }
-        catch (IOException)
-        {
-            return process.HandleCount;
-        }
+        return ProcFiles.SelfDescriptorCount() ?? process.HandleCount;
     }
 
     private static int CountThreads(Process process)
     {
-        const string Status = "/proc/self/status";
-        if (File.Exists(Status))
+        if (ProcFiles.SelfStatus() is { } status)
         {
-            foreach (var line in File.ReadLines(Status))
+            foreach (var line in status.Split('\n'))
             {
                 if (line.StartsWith("Threads:", StringComparison.Ordinal)
                     && int.TryParse(line.AsSpan(8).Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var threads))

@@ -1,12 +1,13 @@
-using System.Diagnostics;
 using System.Globalization;
 using Salvo.Perf.Cli;
+using Salvo.Perf.Platform;
+using Salvo.Perf.Platform.Linux;
 using Salvo.Tunnel;
 
 namespace Salvo.Perf.Tunnel;
 
 /// <summary>
-/// Two network namespaces joined by a veth pair (198.18.0.1 and .2, MTU 1500) carrying six paths side by side: the
+/// A <see cref="NamespaceLab"/> (198.18.0.1 and .2 on a veth pair, MTU 1500) carrying six paths side by side: the
 /// plain veth and the five <see cref="BenchTunnel"/>s (each end a 'salvo tunnel up' process or wireguard-go, MTU 1420),
 /// with an iperf3 server in B. Disposing ends every process it started, by its own
 /// handle, and removes both namespaces.
@@ -15,23 +16,21 @@ internal sealed class BenchLab : IDisposable
 {
     private const string Prefix = "salvo-bench-";
 
-    private readonly List<(Process Process, string? StatusFile, System.Collections.Concurrent.ConcurrentQueue<string> Output)> _processes = [];
+    /// <summary>Lines kept of a tunnel end's output for the error message when it fails to bring its device up.</summary>
+    private const int LinesShown = 50;
+
+    private readonly List<(ChildProcess Process, string? StatusFile)> _processes = [];
     private readonly string _folder = Directory.CreateTempSubdirectory("salvo-bench-").FullName;
     private readonly string _tag = Environment.ProcessId.ToString(CultureInfo.InvariantCulture);
     private readonly Dictionary<string, List<int>> _endProcesses = [];
+    private readonly NamespaceLab _namespaces;
 
     public BenchLab()
     {
-        RemoveStale();
-        HostA = $"{Prefix}{_tag}-a";
-        HostB = $"{Prefix}{_tag}-b";
+        _namespaces = new NamespaceLab(Prefix, "sbv");
         try
         {
-            BenchTools.Ip("netns", "add", HostA);
-            BenchTools.Ip("netns", "add", HostB);
-            BenchTools.Ip("link", "add", $"sbv{_tag}a", "mtu", "1500", "type", "veth", "peer", "name", $"sbv{_tag}b", "mtu", "1500");
-            Underlay(HostA, $"sbv{_tag}a", "198.18.0.1/24");
-            Underlay(HostB, $"sbv{_tag}b", "198.18.0.2/24");
+            RemoveStaleStatusFiles(_namespaces.StaleOwners);
             foreach (var tunnel in BenchTunnel.All)
             {
                 StartTunnel(tunnel);
@@ -46,9 +45,9 @@ internal sealed class BenchLab : IDisposable
         }
     }
 
-    public string HostA { get; }
+    public string HostA => _namespaces.HostA;
 
-    public string HostB { get; }
+    public string HostB => _namespaces.HostB;
 
     /// <summary>The plain veth, then each tunnel, with the address in B each one reaches.</summary>
     public static IReadOnlyList<(string Name, string Target)> Paths { get; } =
@@ -56,14 +55,8 @@ internal sealed class BenchLab : IDisposable
 
     public void Dispose()
     {
-        foreach (var (process, statusFile, _) in Enumerable.Reverse(_processes))
+        foreach (var (process, statusFile) in Enumerable.Reverse(_processes))
         {
-            if (!process.HasExited)
-            {
-                process.Kill();
-                process.WaitForExit(5_000);
-            }
-
             process.Dispose();
             if (statusFile is not null)
             {
@@ -71,41 +64,23 @@ internal sealed class BenchLab : IDisposable
             }
         }
 
-        foreach (var host in new[] { HostA, HostB })
-        {
-            try
-            {
-                BenchTools.Ip("netns", "del", host);
-            }
-            catch (CliException)
-            {
-            }
-        }
-
+        _namespaces.Dispose();
         Directory.Delete(_folder, recursive: true);
     }
 
     /// <summary>
-    /// Removes what a bench that was killed left behind (its finally never ran): namespaces named after a process that
-    /// no longer runs, the tunnel processes still inside them, and their status files.
+    /// Removes the status files of the tunnel ends a bench that was killed left behind (its finally never ran); the
+    /// namespace lab has removed its namespaces and the processes still inside them.
     /// </summary>
-    private static void RemoveStale()
+    private static void RemoveStaleStatusFiles(IReadOnlyList<string> owners)
     {
-        foreach (var owner in StaleNamespaces.Remove(Prefix))
+        foreach (var owner in owners)
         {
             foreach (var device in BenchTunnel.All.SelectMany(t => t.SalvoDeviceNames(owner)))
             {
                 File.Delete(Path.Combine(Salvo.WireGuard.UpCommand.StatusFolder, device));
             }
         }
-    }
-
-    private static void Underlay(string host, string device, string address)
-    {
-        BenchTools.Ip("link", "set", device, "netns", host);
-        BenchTools.Ip("-n", host, "address", "add", address, "dev", device);
-        BenchTools.Ip("-n", host, "link", "set", device, "up");
-        BenchTools.Ip("-n", host, "link", "set", "lo", "up");
     }
 
     private void StartTunnel(BenchTunnel tunnel)
@@ -148,7 +123,7 @@ internal sealed class BenchLab : IDisposable
             StartWireGuardGoEnd(host, name, tunnel.Port, key, peer, address, peerAddress, peerUnderlay);
         }
 
-        ids.Add(_processes.Single(p => p.Process.StartInfo.ArgumentList.Contains(name) || p.StatusFile?.EndsWith(name, StringComparison.Ordinal) == true).Process.Id);
+        ids.Add(_processes.Single(p => p.Process.CommandLine.Contains(name) || p.StatusFile?.EndsWith(name, StringComparison.Ordinal) == true).Process.Id);
     }
 
     private void StartSalvoEnd(string host, string name, int port, WireGuardKey key, WireGuardKey peer, string address, string peerAddress, string peerUnderlay, string tcpFallback)
@@ -198,22 +173,10 @@ internal sealed class BenchLab : IDisposable
 
     private void StartBackground(string host, string[] command, string? statusFile)
     {
-        var start = new ProcessStartInfo("ip") { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in (string[])["netns", "exec", host, .. command])
-        {
-            start.ArgumentList.Add(argument);
-        }
-
         // wireguard-go refuses to run on Linux without this, pointing at the kernel module instead.
-        start.Environment["WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD"] = "1";
-        var process = Process.Start(start) ?? throw new CliException($"bench: could not start {command[0]}", CliException.FailureExitCode);
-        // Kept for the error message if the process fails to bring its device up; wireguard-go -f logs to stdout.
-        var output = new System.Collections.Concurrent.ConcurrentQueue<string>();
-        process.OutputDataReceived += (_, line) => Keep(output, line.Data);
-        process.ErrorDataReceived += (_, line) => Keep(output, line.Data);
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
-        _processes.Add((process, statusFile, output));
+        var environment = new Dictionary<string, string?> { ["WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD"] = "1" };
+        var process = ChildProcess.Start(command[0], command[1..], new ChildProcessOptions { Namespace = host, Environment = environment });
+        _processes.Add((process, statusFile));
     }
 
     /// <summary>Waits until <paramref name="device"/> exists in <paramref name="host"/> (with <paramref name="address"/> when given): 15 s at most.</summary>
@@ -238,13 +201,5 @@ internal sealed class BenchLab : IDisposable
         throw new CliException($"bench: {device} did not come up in {host} within 15 s: {LastOutput()}", CliException.FailureExitCode);
     }
 
-    private static void Keep(System.Collections.Concurrent.ConcurrentQueue<string> output, string? line)
-    {
-        if (line is not null && output.Count < 50)
-        {
-            output.Enqueue(line);
-        }
-    }
-
-    private string LastOutput() => string.Join(" | ", _processes[^1].Output);
+    private string LastOutput() => _processes[^1].Process.LastLines(LinesShown);
 }

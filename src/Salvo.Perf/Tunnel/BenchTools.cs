@@ -1,8 +1,8 @@
 using Salvo.Perf.Measurement;
-using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using Salvo.Perf.Cli;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -50,22 +50,12 @@ internal static class BenchTools
     }
 
     /// <summary>Runs <paramref name="tool"/> inside namespace <paramref name="host"/> (ip netns exec); returns exit code and output.</summary>
-    public static (int ExitCode, string Output) RunIn(string host, string tool, IEnumerable<string> arguments, int timeoutSeconds)
-    {
-        return Run("ip", ["netns", "exec", host, Find(tool) ?? tool, .. arguments], timeoutSeconds);
-    }
+    public static (int ExitCode, string Output) RunIn(string host, string tool, IEnumerable<string> arguments, int timeoutSeconds) =>
+        ChildProcess.Run(Find(tool) ?? tool, arguments, timeoutSeconds, inNamespace: host);
 
     /// <summary>Runs <paramref name="tool"/> in this namespace; returns exit code and output.</summary>
-    public static (int ExitCode, string Output) Run(string tool, IEnumerable<string> arguments, int timeoutSeconds = 10)
-    {
-        var start = new ProcessStartInfo(tool) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        return Run(start, timeoutSeconds);
-    }
+    public static (int ExitCode, string Output) Run(string tool, IEnumerable<string> arguments, int timeoutSeconds = 10) =>
+        ChildProcess.Run(tool, arguments, timeoutSeconds);
 
     /// <summary>Runs ip (iproute2) in the host namespace and throws with its message when it fails.</summary>
     public static void Ip(params string[] arguments)
@@ -117,20 +107,5 @@ internal static class BenchTools
         return times.Count == 0
             ? throw new CliException($"bench: ping printed no echo times: {output.Trim()}", CliException.FailureExitCode)
             : Spread.Of(times).Median;
-    }
-
-    private static (int ExitCode, string Output) Run(ProcessStartInfo start, int timeoutSeconds)
-    {
-        using var process = Process.Start(start) ?? throw new CliException($"bench: could not start {start.FileName}", CliException.FailureExitCode);
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        if (!process.WaitForExit(timeoutSeconds * 1_000))
-        {
-            process.Kill();
-            process.WaitForExit(5_000);
-            return (-1, $"ran past {timeoutSeconds} s");
-        }
-
-        return (process.ExitCode, output.Result + error.Result);
     }
 }

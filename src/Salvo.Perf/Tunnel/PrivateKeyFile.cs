@@ -1,4 +1,5 @@
 using Salvo.Perf.Native;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -14,7 +15,7 @@ internal static class PrivateKeyFile
 
     /// <summary>The warning for a private key written to <paramref name="descriptor"/>, or null when it goes elsewhere than such a file.</summary>
     public static string? Warning(int descriptor) =>
-        OperatingSystem.IsLinux() && Libc.StatxOf(descriptor, string.Empty, Libc.AtEmptyPath, Libc.StatxTypeAndMode, out var status) == 0
+        HostOs.IsLinux && Libc.StatxOf(descriptor, string.Empty, Libc.AtEmptyPath, Libc.StatxTypeAndMode, out var status) == 0
         && (status.Mask & Libc.StatxTypeAndMode) == Libc.StatxTypeAndMode
             ? WarningForMode(status.Mode)
             : null;

@@ -1,4 +1,6 @@
 using System.Globalization;
+using Salvo.Perf.Platform;
+using Salvo.Perf.Platform.Linux;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -14,8 +16,7 @@ internal sealed class ProcessCost
 
     private readonly IReadOnlyList<int> _processIds;
     private readonly double _cpuBefore;
-    private readonly System.Diagnostics.Process? _perf;
-    private readonly Task<string>? _perfOutput;
+    private readonly ChildProcess? _perf;
 
     private ProcessCost(IReadOnlyList<int> processIds, int seconds)
     {
@@ -23,14 +24,7 @@ internal sealed class ProcessCost
         _cpuBefore = CpuSeconds(processIds);
         if (BenchTools.Find("perf") is { } perf && processIds.Count > 0)
         {
-            var start = new System.Diagnostics.ProcessStartInfo(perf) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
-            foreach (var argument in (string[])["stat", "-x", ",", "-e", "raw_syscalls:sys_enter", "-p", string.Join(',', processIds), "--", "sleep", seconds.ToString(CultureInfo.InvariantCulture)])
-            {
-                start.ArgumentList.Add(argument);
-            }
-
-            _perf = System.Diagnostics.Process.Start(start);
-            _perfOutput = _perf?.StandardError.ReadToEndAsync();
+            _perf = ChildProcess.Start(perf, ["stat", "-x", ",", "-e", "raw_syscalls:sys_enter", "-p", string.Join(',', processIds), "--", "sleep", seconds.ToString(CultureInfo.InvariantCulture)]);
         }
     }
 
@@ -49,10 +43,9 @@ internal sealed class ProcessCost
         var gigabits = megabitsPerSecond * seconds / 1_000;
         var packets = megabitsPerSecond * 1e6 * seconds / 8 / packetPayload;
         double? calls = null;
-        if (_perf is not null && _perfOutput is not null)
+        if (_perf is not null)
         {
-            _perf.WaitForExit(10_000);
-            calls = ParsePerfCount(_perfOutput.Result);
+            calls = _perf.WaitForExit(TimeSpan.FromSeconds(10), CancellationToken.None) is { } output ? ParsePerfCount(output) : null;
             _perf.Dispose();
         }
 
@@ -76,5 +69,5 @@ internal sealed class ProcessCost
     }
 
     private static double CpuSeconds(IReadOnlyList<int> processIds) =>
-        processIds.Sum(pid => File.Exists($"/proc/{pid}/stat") ? ParseCpuSeconds(File.ReadAllText($"/proc/{pid}/stat")) : 0);
+        processIds.Sum(pid => ProcFiles.ProcessStat(pid) is { } stat ? ParseCpuSeconds(stat) : 0);
 }

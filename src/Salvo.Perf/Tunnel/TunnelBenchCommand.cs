@@ -3,6 +3,7 @@ using System.Globalization;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Reporting;
+using Salvo.Perf.Platform;
 
 namespace Salvo.Perf.Tunnel;
 
@@ -39,12 +40,12 @@ internal static class TunnelBenchCommand
         command.SetAction(parse =>
         {
             CommonOptions.ApplyFormat(parse, console);
-            if (!OperatingSystem.IsLinux())
+            if (!HostOs.IsLinux)
             {
                 throw new CliException("bench: needs Linux (network namespaces, /dev/net/tun)");
             }
 
-            var missing = BenchTools.Missing(Environment.UserName == "root", File.Exists("/dev/net/tun"), BenchTools.Find);
+            var missing = BenchTools.Missing(HostOs.IsRoot, HostOs.HasTunDevice, BenchTools.Find);
             if (missing.Count > 0)
             {
                 throw new CliException("bench: cannot run here:\n  " + string.Join("\n  ", missing), CliException.FailureExitCode);

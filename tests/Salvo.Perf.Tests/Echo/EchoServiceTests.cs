@@ -1,6 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
-using Salvo.Perf.Echo;
+using Salvo.Perf.TestServer.Echo;
 
 namespace Salvo.Perf.Tests.Echo;
 

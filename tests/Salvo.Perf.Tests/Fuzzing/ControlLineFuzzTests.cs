@@ -4,7 +4,7 @@ using System.Text.Json;
 using Salvo.Fuzzing;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Reporting;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 using Xunit.Abstractions;
 
 namespace Salvo.Perf.Tests.Fuzzing;

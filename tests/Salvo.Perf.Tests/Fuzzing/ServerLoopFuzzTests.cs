@@ -4,7 +4,7 @@ using System.Text;
 using System.Text.RegularExpressions;
 using Salvo.Fuzzing;
 using Salvo.Perf.Cli;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 using Xunit.Abstractions;
 
 namespace Salvo.Perf.Tests.Fuzzing;
@@ -63,7 +63,7 @@ public sealed partial class ServerLoopFuzzTests(ITestOutputHelper output)
                     return;
                 }
 
-                if (line.Length > 0 && Salvo.Perf.Iperf3.Iperf3Cookie.CanStart(line[0]))
+                if (line.Length > 0 && Salvo.Perf.TestServer.Iperf3.Iperf3Cookie.CanStart(line[0]))
                 {
                     // A first byte that can start an iperf3 cookie makes the server take the connection for iperf3's,
                     // which has no way to answer a bad cookie: it logs the end and closes.

@@ -1,6 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
-using Salvo.Perf.Iperf3;
+using Salvo.Perf.TestServer.Iperf3;
 
 namespace Salvo.Perf.Tests.Iperf3;
 

@@ -1,5 +1,5 @@
 using System.Text;
-using Salvo.Perf.Iperf3;
+using Salvo.Perf.TestServer.Iperf3;
 
 namespace Salvo.Perf.Tests.Iperf3;
 

@@ -1,4 +1,4 @@
-using Salvo.Perf.Iperf3;
+using Salvo.Perf.TestServer.Iperf3;
 
 namespace Salvo.Perf.Tests.Iperf3;
 

@@ -1,5 +1,4 @@
 using System.CommandLine;
-using System.Net;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Lab;
 
@@ -52,70 +51,67 @@ public sealed class VethLabCommandTests
     [InlineData("--request", "1500", "--request")]
     public void Parse_ValueOutOfRange_IsAnErrorNamingTheOption(string option, string value, string expected)
     {
-        var (_, parse) = Parse(option, value, "--udplimit", ".");
+        var (_, parse) = Parse(option, value);
 
         var error = Assert.Single(parse.Errors);
         Assert.Contains(expected, error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void Read_NoUdplimit_IsAnErrorNamingTheOption()
-    {
-        var (options, parse) = Parse();
-
-        var error = Assert.Throws<CliException>(() => options.Read(parse, [0, 1]));
-        Assert.StartsWith("--udplimit: required", error.Message, StringComparison.Ordinal);
-    }
-
-    [Fact]
-    public void Read_UdplimitWithoutTheSource_IsAnErrorNamingTheOption()
-    {
-        var empty = Directory.CreateTempSubdirectory("salvo-lab-test-");
-        try
-        {
-            var (options, parse) = Parse("--udplimit", empty.FullName);
-
-            var error = Assert.Throws<CliException>(() => options.Read(parse, [0, 1]));
-            Assert.Equal($"--udplimit: {empty.FullName} holds no udplimit.c.", error.Message);
-        }
-        finally
-        {
-            empty.Delete();
-        }
-    }
-
-    [Fact]
     public void Read_ACpuThisProcessMayNotUse_IsAnErrorNamingTheOption()
     {
-        using var source = new SourceFolder();
-        var (options, parse) = Parse("--udplimit", source.Path, "--receiver-cpu", "7");
+        var (options, parse) = Parse("--receiver-cpu", "7");
 
-        var error = Assert.Throws<CliException>(() => options.Read(parse, [0, 1]));
+        var error = Assert.Throws<CliException>(() => options.Read(parse, [0, 1], s_everyTool));
         Assert.Equal("--receiver-cpu: CPU 7 is not one this process may run on (0,1).", error.Message);
     }
 
     [Fact]
     public void Read_Defaults_AreTheTableOfTheDocs()
     {
-        using var source = new SourceFolder();
-        var (options, parse) = Parse("--udplimit", source.Path);
+        var (options, parse) = Parse();
 
-        var settings = options.Read(parse, [0, 1]);
+        var settings = options.Read(parse, [0, 1], s_everyTool);
 
         Assert.Equal([64, 1_380], settings.Sizes);
         Assert.Equal([1, 4, 16], settings.ParallelLevels);
         Assert.Equal(512, settings.RequestBytes);
         Assert.Equal(["kernel", "afxdp", "afxdp-busy", "c"], settings.Paths);
         Assert.Equal((0, 1), (settings.SenderCpu, settings.ReceiverCpu));
+        Assert.Equal("/usr/bin/cc", settings.CCompiler);
+        Assert.Null(settings.CSkipped);
     }
 
     [Fact]
-    public void Header_ReplacesTheLoopbackAddressWithB()
+    public void Read_NoCCompiler_RunsWithoutCAndSaysWhy()
     {
-        var header = CReference.Header(IPAddress.Parse(VethLab.AddressB));
+        var (options, parse) = Parse();
 
-        Assert.StartsWith("#define _GNU_SOURCE\n#include <netinet/in.h>\n#undef INADDR_LOOPBACK\n", header, StringComparison.Ordinal);
-        Assert.EndsWith("#define INADDR_LOOPBACK ((in_addr_t) 0xc6120002)\n", header, StringComparison.Ordinal);
+        var settings = options.Read(parse, [0, 1], tool => tool is "cc" or "gcc" or "clang" ? null : "/usr/bin/" + tool);
+
+        Assert.Null(settings.CCompiler);
+        Assert.Equal("skipped: no C compiler found (cc, gcc, clang)", settings.CSkipped);
+    }
+
+    [Fact]
+    public void Read_OnlyClang_BuildsWithClang()
+    {
+        var (options, parse) = Parse();
+
+        var settings = options.Read(parse, [0, 1], tool => tool == "clang" ? "/usr/bin/clang" : null);
+
+        Assert.Equal("/usr/bin/clang", settings.CCompiler);
+    }
+
+    [Fact]
+    public void Read_CReferenceFalse_SkipsCEvenWithACompiler()
+    {
+        var (options, parse) = Parse("--c-reference", "false");
+
+        var settings = options.Read(parse, [0, 1], s_everyTool);
+
+        Assert.Null(settings.CCompiler);
+        Assert.Equal("skipped: --c-reference false", settings.CSkipped);
     }
 
     [Fact]
@@ -174,17 +170,5 @@ public sealed class VethLabCommandTests
         var command = new Command("lab");
         options.AddTo(command);
         return (options, command.Parse(args));
-    }
-
-    /// <summary>A folder holding a file named udplimit.c, as --udplimit asks.</summary>
-    private sealed class SourceFolder : IDisposable
-    {
-        private readonly DirectoryInfo _folder = Directory.CreateTempSubdirectory("salvo-lab-test-");
-
-        public SourceFolder() => File.WriteAllText(System.IO.Path.Combine(_folder.FullName, CReference.SourceFile), "int main(void) { return 0; }\n");
-
-        public string Path => _folder.FullName;
-
-        public void Dispose() => _folder.Delete(recursive: true);
     }
 }

@@ -9,11 +9,9 @@ public sealed class VethLabRunTests
     [RequiresFact(Requirement.VethLab)]
     public async Task Lab_OneShortRound_ReportsKernelAndCRowsAndRemovesItsNamespaces()
     {
-        var source = VethLabRequirement.FindUdplimitSource();
-
         // 0.5 s windows, one round: six points of about 1-4 s each on a busy 2-core machine.
         var (exitCode, output, error) = await Cli.RunAsync(
-            "lab", "--udplimit", source!, "-t", "0.5", "--warmup", "0.3", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--json");
+            "lab", "-t", "0.5", "--warmup", "0.3", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--json");
 
         Assert.True(exitCode == 0, error);
         using var document = JsonDocument.Parse(output);
@@ -34,11 +32,28 @@ public sealed class VethLabRunTests
     }
 
     [RequiresFact(Requirement.VethLab)]
+    public async Task Lab_WithoutTheCReference_SalvosOwnSenderFeedsTheKernelRowAndTheCRowsSayWhy()
+    {
+        var (exitCode, output, error) = await Cli.RunAsync(
+            "lab", "--c-reference", "false", "--paths", "kernel,c", "-t", "0.5", "--warmup", "0.3", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--json");
+
+        Assert.True(exitCode == 0, error);
+        using var document = JsonDocument.Parse(output);
+        var rates = document.RootElement.GetProperty("rates").EnumerateArray().ToDictionary(p => p.GetProperty("receiver").GetString()!);
+        var rr = document.RootElement.GetProperty("requestResponse").EnumerateArray().ToDictionary(p => p.GetProperty("path").GetString()!);
+        Assert.True(rates["kernel"].TryGetProperty("datagramsPerSecond", out var rate) && rate.GetDouble() > 0, rates["kernel"].ToString());
+        Assert.Equal("skipped: --c-reference false", rates["c"].GetProperty("notMeasured").GetString());
+        Assert.Equal("skipped: --c-reference false", rr["c"].GetProperty("notMeasured").GetString());
+        Assert.Contains("lab: C rows skipped: --c-reference false", error, StringComparison.Ordinal);
+    }
+
+    [RequiresFact(Requirement.VethLab)]
     public void Lab_Sigterm_EndsItsProcessesRemovesItsNamespacesAndExitsWith143()
     {
-        // C alone, 30 s windows: the signal comes while the first point runs.
-        using var child = Reliability.SalvoChild.Start(["lab", "--udplimit", VethLabRequirement.FindUdplimitSource()!, "-t", "30", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--paths", "c"]);
-        child.Output.WaitFor("lab: round 1/1, c receiving", TimeSpan.FromSeconds(60));
+        // The kernel path alone, 30 s windows: the signal comes while the first point runs, fed by C's sender or, on a
+        // machine without a C compiler, by Salvo's.
+        using var child = Reliability.SalvoChild.Start(["lab", "-t", "30", "--rounds", "1", "--sizes", "64", "--parallel-levels", "1", "--paths", "kernel"]);
+        child.Output.WaitFor("lab: round 1/1, kernel receiving", TimeSpan.FromSeconds(60));
         var namespaces = $"{VethLab.Prefix}{child.Process.Id}-";
         Assert.Contains(namespaces, Salvo.Perf.Tunnel.BenchTools.Run("ip", ["netns", "list"]).Output, StringComparison.Ordinal);
 
@@ -74,30 +89,13 @@ public sealed class VethLabRunTests
     }
 }
 
-/// <summary>What <c>salvo lab</c> needs (Linux, root, ip, taskset, gcc) and where the C reference's source is.</summary>
+/// <summary>What <c>salvo lab</c> needs (Linux, root, ip, taskset).</summary>
 public static class VethLabRequirement
 {
     /// <summary>Why <c>salvo lab</c> cannot run here, or null.</summary>
     public static string? WhyUnavailable()
     {
         var missing = LabRequirements.Missing(OperatingSystem.IsLinux(), Environment.UserName == "root", Salvo.Perf.Tunnel.BenchTools.Find);
-        return missing.Count > 0 ? $"salvo lab cannot run here: {string.Join("; ", missing)}"
-            : FindUdplimitSource() is null ? "the C reference's source (shared/udplimit/udplimit.c in a folder above the tests) is not here"
-            : null;
-    }
-
-    /// <summary>shared/udplimit in a folder above the test's output (the repository's sibling), or null.</summary>
-    public static string? FindUdplimitSource()
-    {
-        for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
-        {
-            var candidate = Path.Combine(folder.FullName, "shared", "udplimit");
-            if (File.Exists(Path.Combine(candidate, CReference.SourceFile)))
-            {
-                return candidate;
-            }
-        }
-
-        return null;
+        return missing.Count > 0 ? $"salvo lab cannot run here: {string.Join("; ", missing)}" : null;
     }
 }

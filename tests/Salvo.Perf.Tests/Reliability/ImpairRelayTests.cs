@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Net;
 using Salvo.Perf.Impair;
 using Salvo.Perf.Measurement;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 using Salvo.Server;
 
 namespace Salvo.Perf.Tests.Reliability;

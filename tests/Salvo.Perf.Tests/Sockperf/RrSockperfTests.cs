@@ -4,7 +4,7 @@ using System.Net.Sockets;
 using System.Text.Json;
 using Salvo.Perf.Protocol;
 using Salvo.Perf.Rr;
-using Salvo.Perf.Sockperf;
+using Salvo.Perf.TestServer.Sockperf;
 
 namespace Salvo.Perf.Tests.Sockperf;
 

@@ -3,7 +3,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
-using Salvo.Perf.Sockperf;
+using Salvo.Perf.TestServer.Sockperf;
 
 namespace Salvo.Perf.Tests.Sockperf;
 

@@ -11,9 +11,8 @@ public sealed class PlatformLayerTests
     private static readonly string[] s_osSpecific = ["OperatingSystem.Is", "Interop.", "LibraryImport", "DllImport"];
 
     /// <summary>
-    /// The shipping assemblies and their platform layer (null: none, so no OS code at all). The CLI, src/Salvo.Perf, is
-    /// not listed: it measures the OS itself (CPU clocks and affinity, an epoll load client, descriptor limits in its
-    /// Native/ folder) and has no platform layer of its own.
+    /// The shipping assemblies and their platform layer (null: none, so no OS code at all). The CLI, src/Salvo.Perf, has
+    /// its own Platform/ folder and its own test, <see cref="CliPlatformTests"/>.
     /// </summary>
     public static TheoryData<string, string?> Assemblies => new()
     {
