@@ -1,7 +1,7 @@
 using System.Net;
 using System.Text.Json;
 using Salvo.Perf.Cli;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Tests.Output;
 

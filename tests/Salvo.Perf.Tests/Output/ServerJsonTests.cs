@@ -2,7 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text.Json;
 using Salvo.Perf.Cli;
-using Salvo.Perf.Traffic;
+using Salvo.Perf.TestServer.Traffic;
 
 namespace Salvo.Perf.Tests.Output;
 

@@ -47,7 +47,7 @@ public sealed class TopLevelHelpTests
         Assert.Contains("bash", error, StringComparison.Ordinal);
     }
 
-    [LinuxOnlyTheory]
+    [RequiresTheory(Requirement.Linux)]
     [InlineData("salvo tun", "tunnel")]
     [InlineData("salvo tunnel ge", "genkey")]
     [InlineData("salvo server --ec", "--echo --echo-rate")]

@@ -7,7 +7,7 @@ namespace Salvo.Perf.Tests.Platform;
 /// <summary>The one runner every program the CLI starts goes through.</summary>
 public sealed class ChildProcessTests
 {
-    [LinuxCommandsFact("sh")]
+    [RequiresFact(Requirement.Linux, Tools = ["sh"])]
     public void Run_ReturnsExitCodeAndStandardOutputThenStandardError()
     {
         var (exitCode, output) = ChildProcess.Run("sh", ["-c", "echo to-error >&2; echo to-output; exit 3"]);
@@ -16,7 +16,7 @@ public sealed class ChildProcessTests
         Assert.Equal("to-output\nto-error", output);
     }
 
-    [LinuxCommandsFact("sleep")]
+    [RequiresFact(Requirement.Linux, Tools = ["sleep"])]
     public void Run_PastItsTimeout_IsKilledAndSaysSo()
     {
         var clock = Stopwatch.StartNew();
@@ -37,7 +37,7 @@ public sealed class ChildProcessTests
         Assert.StartsWith("could not start /nonexistent/salvo-no-such-program", output, StringComparison.Ordinal);
     }
 
-    [LinuxCommandsFact("seq")]
+    [RequiresFact(Requirement.Linux, Tools = ["seq"])]
     public void Output_KeepsAtMostMaxLinesAndCountsTheRest()
     {
         using var child = ChildProcess.Start("seq", ["1", (ChildProcess.MaxLines + 500).ToString(System.Globalization.CultureInfo.InvariantCulture)]);
@@ -49,7 +49,7 @@ public sealed class ChildProcessTests
         Assert.Equal(500, child.DroppedLines);
     }
 
-    [LinuxCommandsFact("sleep")]
+    [RequiresFact(Requirement.Linux, Tools = ["sleep"])]
     public void Dispose_KillsAProcessStillRunning()
     {
         int id;
@@ -62,7 +62,7 @@ public sealed class ChildProcessTests
         Assert.False(ProcFiles.ProcessExists(id.ToString(System.Globalization.CultureInfo.InvariantCulture)) && !IsZombie(id), $"pid {id} still runs");
     }
 
-    [LinuxCommandsFact("sh")]
+    [RequiresFact(Requirement.Linux, Tools = ["sh"])]
     public async Task ExpectAsync_PassesOverOtherLinesAndReadsWhatItsInputAsked()
     {
         using var child = ChildProcess.Start("sh", ["-c", "echo noise; read line; echo \"ready $line\"; read quit"]);
@@ -75,7 +75,7 @@ public sealed class ChildProcessTests
         Assert.Null(await child.ExpectAsync("ready", TimeSpan.FromSeconds(1)));
     }
 
-    [LinuxCommandsFact("sh")]
+    [RequiresFact(Requirement.Linux, Tools = ["sh"])]
     public void Environment_SetsAndRemovesVariables()
     {
         Environment.SetEnvironmentVariable("SALVO_CHILD_PROCESS_TEST_INHERITED", "inherited");
@@ -95,7 +95,7 @@ public sealed class ChildProcessTests
         }
     }
 
-    [TwoCpuLinuxFact]
+    [RequiresFact(Requirement.Linux | Requirement.TwoCpus)]
     public void Cpu_PinsTheProgramToThatCpu()
     {
         var cpu = Salvo.Perf.Measurement.CpuAffinity.AllowedCpus()[^1];

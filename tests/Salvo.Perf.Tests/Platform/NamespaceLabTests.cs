@@ -1,6 +1,5 @@
 using Salvo.Perf.Platform;
 using Salvo.Perf.Platform.Linux;
-using Salvo.Perf.Tests.Lab;
 
 namespace Salvo.Perf.Tests.Platform;
 
@@ -10,7 +9,7 @@ public sealed class NamespaceLabTests
     /// <summary>This test's own prefix, so that no other lab's namespaces are touched.</summary>
     private const string Prefix = "salvo-nslab-test-";
 
-    [VethLabFact]
+    [RequiresFact(Requirement.VethLab)]
     public void NamespaceLab_JoinsTwoNamespacesThatReachEachOther_AndRemovesThemOnDispose()
     {
         string hostA;
@@ -27,7 +26,7 @@ public sealed class NamespaceLabTests
         Assert.DoesNotContain(hostA, ChildProcess.Run("ip", ["netns", "list"]).Output, StringComparison.Ordinal);
     }
 
-    [VethLabFact]
+    [RequiresFact(Requirement.VethLab)]
     public void NamespaceLab_PermanentNeighbours_AreEachOthersEthernetAddress()
     {
         using var lab = new NamespaceLab(Prefix, "snt");
