@@ -1,3 +1,5 @@
+using Salvo.Internal;
+
 namespace Salvo;
 
 /// <summary>
@@ -17,22 +19,10 @@ public readonly struct FrameDropCounts : IEquatable<FrameDropCounts>
     public static IReadOnlyList<FrameDropReason> Reasons { get; } = Enum.GetValues<FrameDropReason>();
 
     /// <summary>All drops, every reason.</summary>
-    public long Total
-    {
-        get
-        {
-            long total = 0;
-            foreach (var count in _counts ?? [])
-            {
-                total += count;
-            }
-
-            return total;
-        }
-    }
+    public long Total => CountsByReason.Total(_counts);
 
     /// <summary>The drops for <paramref name="reason"/>; 0 for a value that names no reason.</summary>
-    public long this[FrameDropReason reason] => _counts is { } counts && (uint)reason < (uint)counts.Length ? counts[(int)reason] : 0;
+    public long this[FrameDropReason reason] => CountsByReason.At(_counts, (int)reason);
 
     /// <summary>Whether both hold the same count for every reason.</summary>
     public static bool operator ==(FrameDropCounts left, FrameDropCounts right) => left.Equals(right);
@@ -53,55 +43,21 @@ public readonly struct FrameDropCounts : IEquatable<FrameDropCounts>
     public static FrameDropCounts Subtract(FrameDropCounts left, FrameDropCounts right) => left - right;
 
     /// <summary>Whether <paramref name="other"/> holds the same count for every reason.</summary>
-    public bool Equals(FrameDropCounts other)
-    {
-        foreach (var reason in Reasons)
-        {
-            if (this[reason] != other[reason])
-            {
-                return false;
-            }
-        }
-
-        return true;
-    }
+    public bool Equals(FrameDropCounts other) => CountsByReason.Same(_counts, other._counts, Slots);
 
     /// <inheritdoc/>
     public override bool Equals(object? obj) => obj is FrameDropCounts other && Equals(other);
 
     /// <inheritdoc/>
-    public override int GetHashCode()
-    {
-        var hash = default(HashCode);
-        foreach (var reason in Reasons)
-        {
-            hash.Add(this[reason]);
-        }
-
-        return hash.ToHashCode();
-    }
+    public override int GetHashCode() => CountsByReason.Hash(_counts, Slots);
 
     /// <summary>The reasons with a count, as <c>reason=count</c> pairs; "none" when there are none.</summary>
     public override string ToString()
     {
         var counts = this;
-        var parts = Reasons.Where(reason => counts[reason] != 0).Select(reason => $"{reason}={counts[reason]}").ToArray();
-        return parts.Length == 0 ? "none" : string.Join(", ", parts);
+        return CountsByReason.Describe(Reasons, reason => counts[reason], reason => reason.ToString());
     }
 
-    private static FrameDropCounts Combine(FrameDropCounts left, FrameDropCounts right, int sign)
-    {
-        if (right._counts is null)
-        {
-            return left;
-        }
-
-        var counts = new long[Slots];
-        foreach (var reason in Reasons)
-        {
-            counts[(int)reason] = left[reason] + (sign * right[reason]);
-        }
-
-        return new FrameDropCounts(counts);
-    }
+    private static FrameDropCounts Combine(FrameDropCounts left, FrameDropCounts right, int sign) =>
+        CountsByReason.Combine(left._counts, right._counts, Slots, sign) is { } counts ? new FrameDropCounts(counts) : default;
 }

@@ -1,3 +1,5 @@
+using Salvo.Internal;
+
 namespace Salvo.Server;
 
 /// <summary>
@@ -17,22 +19,10 @@ public readonly struct DatagramDropCounts : IEquatable<DatagramDropCounts>
     public static IReadOnlyList<DatagramDropReason> Reasons { get; } = Enum.GetValues<DatagramDropReason>();
 
     /// <summary>All drops, every reason.</summary>
-    public long Total
-    {
-        get
-        {
-            long total = 0;
-            foreach (var count in _counts ?? [])
-            {
-                total += count;
-            }
-
-            return total;
-        }
-    }
+    public long Total => CountsByReason.Total(_counts);
 
     /// <summary>The drops for <paramref name="reason"/>; 0 for a value that names no reason.</summary>
-    public long this[DatagramDropReason reason] => _counts is { } counts && (uint)reason < (uint)counts.Length ? counts[(int)reason] : 0;
+    public long this[DatagramDropReason reason] => CountsByReason.At(_counts, (int)reason);
 
     /// <summary>Whether both hold the same count for every reason.</summary>
     public static bool operator ==(DatagramDropCounts left, DatagramDropCounts right) => left.Equals(right);
@@ -60,55 +50,21 @@ public readonly struct DatagramDropCounts : IEquatable<DatagramDropCounts>
         string.Concat(reason.ToString().Select((c, i) => char.IsUpper(c) && i > 0 ? "_" + char.ToLowerInvariant(c) : char.ToLowerInvariant(c).ToString()));
 
     /// <summary>Whether <paramref name="other"/> holds the same count for every reason.</summary>
-    public bool Equals(DatagramDropCounts other)
-    {
-        foreach (var reason in Reasons)
-        {
-            if (this[reason] != other[reason])
-            {
-                return false;
-            }
-        }
-
-        return true;
-    }
+    public bool Equals(DatagramDropCounts other) => CountsByReason.Same(_counts, other._counts, Slots);
 
     /// <inheritdoc/>
     public override bool Equals(object? obj) => obj is DatagramDropCounts other && Equals(other);
 
     /// <inheritdoc/>
-    public override int GetHashCode()
-    {
-        var hash = default(HashCode);
-        foreach (var reason in Reasons)
-        {
-            hash.Add(this[reason]);
-        }
-
-        return hash.ToHashCode();
-    }
+    public override int GetHashCode() => CountsByReason.Hash(_counts, Slots);
 
     /// <summary>The reasons with a count, as <c>name=count</c> pairs (<see cref="NameOf"/>); "none" when there are none.</summary>
     public override string ToString()
     {
         var counts = this;
-        var parts = Reasons.Where(reason => counts[reason] != 0).Select(reason => $"{NameOf(reason)}={counts[reason]}").ToArray();
-        return parts.Length == 0 ? "none" : string.Join(", ", parts);
+        return CountsByReason.Describe(Reasons, reason => counts[reason], NameOf);
     }
 
-    private static DatagramDropCounts Combine(DatagramDropCounts left, DatagramDropCounts right, int sign)
-    {
-        if (right._counts is null)
-        {
-            return left;
-        }
-
-        var counts = new long[Slots];
-        foreach (var reason in Reasons)
-        {
-            counts[(int)reason] = left[reason] + (sign * right[reason]);
-        }
-
-        return new DatagramDropCounts(counts);
-    }
+    private static DatagramDropCounts Combine(DatagramDropCounts left, DatagramDropCounts right, int sign) =>
+        CountsByReason.Combine(left._counts, right._counts, Slots, sign) is { } counts ? new DatagramDropCounts(counts) : default;
 }
