@@ -29,7 +29,7 @@ internal static class UpCommand
             throw new DaemonException($"up: CONFIG: no such file '{file.FullName}'");
         }
 
-        if (!OperatingSystem.IsLinux())
+        if (!HostOs.IsLinux)
         {
             throw new DaemonException("up: the tunnel's device needs Linux (/dev/net/tun)");
         }

@@ -1,3 +1,5 @@
+using Salvo.WireGuard.Linux;
+
 namespace Salvo.WireGuard.Userspace;
 
 /// <summary>
@@ -41,7 +43,7 @@ internal static class UserspaceCommand
             throw new DaemonException($"{variable} is set, but {DaemonExecutable.Name} opens the TUN device and the control socket itself and takes neither from its caller; unset it");
         }
 
-        if (!OperatingSystem.IsLinux())
+        if (!HostOs.IsLinux)
         {
             throw new DaemonException("the tunnel's device needs Linux (/dev/net/tun)", DaemonException.FailureExitCode);
         }
