@@ -66,7 +66,7 @@ public sealed partial class BenchmarkDateTests
         return sections;
     }
 
-    [GeneratedRegex(@"\d\s?(?:[MG]bit/s|datagrams/s|dgram/s|requests/s|us\b|µs|ms\b|ns\b)")]
+    [GeneratedRegex(@"\d[\d,.]*\s?(?:[MG]bit/s|datagrams/s|dgram/s|requests/s|us\b|µs|ms\b|ns\b)")]
     private static partial Regex Figure();
 
     [GeneratedRegex(@"20\d\d-\d\d-\d\d")]
