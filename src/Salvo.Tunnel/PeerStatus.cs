@@ -31,4 +31,20 @@ public sealed record PeerStatus(
 
     /// <summary>Why the path last changed; null when it never has. Defaults to null.</summary>
     public string? PathReason { get; init; }
+
+    /// <summary>Handshake initiations sent to the peer, retries included. Defaults to 0.</summary>
+    public long InitiationsSent { get; init; }
+
+    /// <summary>Initiations sent since the last completed handshake, none of them answered. Defaults to 0.</summary>
+    public long InitiationsUnanswered { get; init; }
+
+    /// <summary>When the first of <see cref="InitiationsUnanswered"/> was sent; null when none. Defaults to null.</summary>
+    public DateTimeOffset? UnansweredSince { get; init; }
+
+    /// <summary>
+    /// Whether the peer does not answer: at least <see cref="TunnelEngine.UnansweredInitiations"/> initiations over at
+    /// least <see cref="TunnelEngine.UnansweredWindow"/> went unanswered (a wrong public key on either side, a wrong
+    /// endpoint, or a firewall dropping UDP). Defaults to false.
+    /// </summary>
+    public bool IsUnanswered { get; init; }
 }

@@ -7,6 +7,10 @@ namespace Salvo.Tunnel;
 public sealed class TunnelCounters
 {
     private readonly long[] _dropped = new long[Enum.GetValues<TunnelDropReason>().Length];
+    private long _receiveBatches;
+    private long _datagramsInReceiveBatches;
+    private long _sendBatches;
+    private long _packetsInSendBatches;
 
     /// <summary>IP packets from the device encrypted and sent.</summary>
     public long PacketsSent { get; internal set; }
@@ -28,6 +32,21 @@ public sealed class TunnelCounters
 
     /// <summary>Cookie replies sent because of load.</summary>
     public long CookieRepliesSent { get; internal set; }
+
+    /// <summary>Cookie replies received from peers under load and accepted (they authenticated).</summary>
+    public long CookieRepliesReceived { get; internal set; }
+
+    /// <summary>Batches of datagrams received from the network (each one receive call that returned some).</summary>
+    public long ReceiveBatches => Volatile.Read(ref _receiveBatches);
+
+    /// <summary>Datagrams in the <see cref="ReceiveBatches"/>: divided by them, the mean receive batch.</summary>
+    public long DatagramsInReceiveBatches => Volatile.Read(ref _datagramsInReceiveBatches);
+
+    /// <summary>Batches of packets read from the device and sent (each one read that returned some).</summary>
+    public long SendBatches => Volatile.Read(ref _sendBatches);
+
+    /// <summary>Packets in the <see cref="SendBatches"/>: divided by them, the mean send batch.</summary>
+    public long PacketsInSendBatches => Volatile.Read(ref _packetsInSendBatches);
 
     /// <summary>Peers moved from UDP to TCP (UDP went unanswered, or the peer came over TCP).</summary>
     public long PathSwitchesToTcp { get; internal set; }
@@ -58,4 +77,18 @@ public sealed class TunnelCounters
 
     /// <summary>Counts drops; atomic, because the device counts the control sends it dropped outside the engine's lock.</summary>
     internal void Drop(TunnelDropReason reason, long count = 1) => Interlocked.Add(ref _dropped[(int)reason], count);
+
+    /// <summary>Counts one received batch; only the receive loop (it holds the engine's receive gate) calls it.</summary>
+    internal void CountReceiveBatch(int datagrams)
+    {
+        Volatile.Write(ref _receiveBatches, _receiveBatches + 1);
+        Volatile.Write(ref _datagramsInReceiveBatches, _datagramsInReceiveBatches + datagrams);
+    }
+
+    /// <summary>Counts one batch read from the device; only the send loop (it holds the engine's send gate) calls it.</summary>
+    internal void CountSendBatch(int packets)
+    {
+        Volatile.Write(ref _sendBatches, _sendBatches + 1);
+        Volatile.Write(ref _packetsInSendBatches, _packetsInSendBatches + packets);
+    }
 }

@@ -30,6 +30,11 @@ public sealed partial class TunnelEngine
         ArgumentNullException.ThrowIfNull(output);
         lock (_receiveGate)
         {
+            if (batch.Count > 0)
+            {
+                Counters.CountReceiveBatch(batch.Count);
+            }
+
             for (var i = 0; i < batch.Count; i++)
             {
                 var datagram = batch[i];
@@ -203,6 +208,7 @@ public sealed partial class TunnelEngine
             return;
         }
 
+        Counters.CookieRepliesReceived++;
         var handshake = peer.Handshake;
         if (entry.Keypair is null && handshake.Stage == HandshakeStage.InitiationCreated && handshake.LocalIndex == receiver
             && (handshake.LastRetryAfterCookie == 0 || _time.GetElapsedTime(handshake.LastRetryAfterCookie) >= WireGuardProtocol.RekeyTimeout))

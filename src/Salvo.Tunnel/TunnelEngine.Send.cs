@@ -16,6 +16,11 @@ public sealed partial class TunnelEngine
         ArgumentNullException.ThrowIfNull(output);
         lock (_sendGate)
         {
+            if (packets.Count > 0)
+            {
+                Counters.CountSendBatch(packets.Count);
+            }
+
             for (var i = 0; i < packets.Count; i++)
             {
                 var packet = packets[i];
@@ -241,6 +246,8 @@ public sealed partial class TunnelEngine
         peer.Cookies.AddMacs(message, MessageLayout.InitiationMac1, _time);
         message.CopyTo(output.AddControlDatagram(message.Length, peer.Endpoint, expendable: false));
         peer.SentBytes += message.Length;
+        peer.Initiations.CountSent(_time.GetUtcNow());
+        WarnIfUnanswered(peer);
         timers.LastInitiationSent = _time.GetTimestamp();
         timers.HasSentInitiation = true;
         OnAnswerExpected(peer);

@@ -149,6 +149,7 @@ public sealed partial class TunnelEngine
         peer.Timers.RetransmitHandshake = 0;
         peer.Timers.HandshakeAttempts = 0;
         peer.Timers.SentLastMinuteHandshake = false;
+        peer.Initiations.Answered();
         peer.LastHandshake = _time.GetUtcNow();
     }
 

@@ -133,6 +133,10 @@ public sealed partial class TunnelEngine : IDisposable
                 Path = peer.Path.Current,
                 PathChanged = peer.Path.Changed,
                 PathReason = peer.Path.Reason,
+                InitiationsSent = peer.Initiations.Sent,
+                InitiationsUnanswered = peer.Initiations.Unanswered,
+                UnansweredSince = peer.Initiations.UnansweredSince,
+                IsUnanswered = IsUnanswered(peer),
             })];
         }
     }

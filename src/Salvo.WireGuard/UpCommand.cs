@@ -34,6 +34,11 @@ internal static class UpCommand
             throw new DaemonException("up: the tunnel's device needs Linux (/dev/net/tun)");
         }
 
+        if (ConfigFileAccess.Warning(file.FullName) is { } warning)
+        {
+            console.Note(warning);
+        }
+
         TunnelConfiguration configuration;
         TimeSpan parsed;
         try
@@ -53,6 +58,8 @@ internal static class UpCommand
                 ? $"up: CONFIG: the interface is named after the file: {problem}; rename the file or give --name NAME"
                 : $"up: --name: {problem}");
         }
+
+        ControlSocketClaim.RefuseIfHeldElsewhere("up", interfaceName);
 
         // -t counts from the launch, and it and a stop signal end the tunnel at any point, route installation
         // included: the usual end of a tunnel, so it exits 0.

@@ -17,7 +17,7 @@ internal static class WireGuardCli
         "  wireguard-salvo [-f|--foreground] IFACE     as wireguard-go: create IFACE with its wg control socket (wg-quick runs this)\n" +
         "  wireguard-salvo up CONFIG [--name NAME] [-t|--time SECONDS]\n" +
         "                                              bring a wg-quick file's tunnel up: addresses, MTU, routes; until a stop signal\n" +
-        "  wireguard-salvo show [IFACE|all] [--json]   the running 'up' tunnels: keys, port, drops by reason, peers\n" +
+        "  wireguard-salvo show [IFACE|all] [--json]   every tunnel of this namespace through its wg socket (root): wg's fields, drops, peers not answering\n" +
         "  wireguard-salvo --help | --version\n";
 
     /// <summary>Runs <paramref name="args"/>; returns the exit code. Errors are one line on standard error.</summary>

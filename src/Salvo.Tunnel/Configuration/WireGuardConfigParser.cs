@@ -108,7 +108,8 @@ public static class WireGuardConfigParser
             return 0;
         }
 
-        var hex = value.StartsWith("0x", StringComparison.OrdinalIgnoreCase);
+        // wg(8) takes hexadecimal after a lowercase "0x" only ("0X10" is refused), and the first character must be a digit.
+        var hex = value.Length > 2 && value.StartsWith("0x", StringComparison.Ordinal);
         return uint.TryParse(hex ? value[2..] : value, hex ? NumberStyles.AllowHexSpecifier : NumberStyles.None, CultureInfo.InvariantCulture, out var mark)
             ? mark
             : throw new TunnelConfigurationException(line, key, $"must be off or a 32-bit number (decimal, or hexadecimal with 0x), not {ShownValue.Of(value)}");
@@ -118,11 +119,33 @@ public static class WireGuardConfigParser
     /// A comma-separated list, each item read by <paramref name="parse"/>; a bad item names the line, the key, the item's
     /// place in the list and the form <paramref name="expected"/>, not the parser's own message, which quotes the item.
     /// </summary>
-    internal static List<T> ParseList<T>(string value, string key, int line, string expected, Func<string, T> parse)
+    /// <remarks>
+    /// An empty item (two commas in a row, a comma at the end) is refused unless <paramref name="emptyItemsSkipped"/>:
+    /// wg(8) refuses one in AllowedIPs ("Unable to parse IP address"), while wg-quick(8) splits Address on commas as
+    /// shell words, which drops it. An empty value is an empty list in both.
+    /// </remarks>
+    internal static List<T> ParseList<T>(string value, string key, int line, string expected, Func<string, T> parse, bool emptyItemsSkipped = false)
     {
         var items = new List<T>();
-        foreach (var item in value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        if (value.Trim().Length == 0)
         {
+            return items;
+        }
+
+        var place = 0;
+        foreach (var item in value.Split(',', StringSplitOptions.TrimEntries))
+        {
+            place++;
+            if (item.Length == 0)
+            {
+                if (emptyItemsSkipped)
+                {
+                    continue;
+                }
+
+                throw new TunnelConfigurationException(line, key, $"item {place} is empty (two commas in a row, or one at the end), which wg refuses too");
+            }
+
             try
             {
                 items.Add(parse(item));
@@ -139,7 +162,11 @@ public static class WireGuardConfigParser
     internal static IPEndPoint ParseEndpoint(string value, string key, int line)
     {
         // host:port, with IPv6 in brackets ([fd00::1]:51820), as wg writes it.
-        if (!IPEndPoint.TryParse(value, out var endPoint) || endPoint.Port == 0
+        // The address in the forms wg(8) takes (IPPrefix.TryParseAddress): "10.1:51820" is not 10.0.0.1.
+        var colon = value.LastIndexOf(':');
+        ReadOnlySpan<char> host = colon > 0 ? value.AsSpan(0, colon).Trim('[').Trim(']') : [];
+        if (!IPEndPoint.TryParse(value, out var endPoint) || endPoint.Port == 0 || !Routing.IPPrefix.TryParseAddress(host, out _)
+            || !int.TryParse(value.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out _)
             || (endPoint.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 && !value.StartsWith('[')))
         {
             throw new TunnelConfigurationException(line, key, $"must be IP:port or [IPv6]:port with a port from 1 to 65535, not {ShownValue.Of(value)} (host names are not resolved)");

@@ -43,6 +43,9 @@ internal static partial class TunnelLog
     [LoggerMessage(12, LogLevel.Information, "Tunnel {Name}: interface MTU {Old} -> {New}; padding follows it and buffers grow to hold it")]
     public static partial void MtuChanged(ILogger logger, string name, int old, int @new);
 
+    [LoggerMessage(13, LogLevel.Warning, "Peer {PublicKey} at {Endpoint} does not answer: {Initiations} handshake initiations over {Seconds} s without a response. Likely causes: the peer's public key here, or ours there, is wrong (a peer drops initiations not made for its key without a word); the endpoint is wrong; or a firewall drops UDP on the way")]
+    public static partial void PeerUnanswered(ILogger logger, string publicKey, string endpoint, long initiations, long seconds);
+
     [LoggerMessage(40, LogLevel.Warning, "Tunnel {Name}: control socket request refused with errno {Errno}: {Error}")]
     public static partial void ControlRefused(ILogger logger, string name, int errno, string error);
 

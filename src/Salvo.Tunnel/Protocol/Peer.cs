@@ -58,6 +58,9 @@ internal sealed class Peer : IDisposable
 
     public HandshakeState Handshake { get; } = new();
 
+    /// <summary>Initiations sent, and how many in a row went unanswered.</summary>
+    public PeerInitiations Initiations { get; } = new();
+
     public CookieGenerator Cookies { get; }
 
     public PeerTimers Timers { get; } = new();

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 
@@ -20,19 +22,48 @@ public readonly record struct IPPrefix(IPAddress Address, int Length)
         ArgumentNullException.ThrowIfNull(text);
         var slash = text.IndexOf('/', StringComparison.Ordinal);
         var addressText = slash < 0 ? text.Trim() : text[..slash].Trim();
-        if (!IPAddress.TryParse(addressText, out var address))
+        if (!TryParseAddress(addressText, out var address))
         {
             throw new FormatException($"{Configuration.ShownValue.Of(text)} is not an IP address or CIDR range.");
         }
 
         var maximum = address.AddressFamily == AddressFamily.InterNetwork ? 32 : 128;
         var length = maximum;
-        if (slash >= 0 && (!int.TryParse(text.AsSpan(slash + 1).Trim(), out length) || length < 0 || length > maximum))
+        if (slash >= 0 && (!int.TryParse(text.AsSpan(slash + 1).Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out length) || length > maximum))
         {
             throw new FormatException($"{Configuration.ShownValue.Of(text)}: the prefix length must be 0..{maximum}.");
         }
 
         return (address, length);
+    }
+
+    /// <summary>
+    /// An address in the forms inet_pton(3) takes, as wg(8) reads AllowedIPs (and wireguard-go's netip): four decimal
+    /// parts without leading zeros for IPv4, and IPv6 without a zone. .NET's own parser also takes inet_aton's forms
+    /// ("10.1" is 10.0.0.1, "167772161" and "0x0a.0.0.1" are 10.0.0.1) and "fe80::1%eth0", which wg refuses and
+    /// iproute2 reads differently ("10.1" is 10.1.0.0 to ip(8)): a file that means one thing to wg-quick must not
+    /// mean another here.
+    /// </summary>
+    internal static bool TryParseAddress(ReadOnlySpan<char> text, [NotNullWhen(true)] out IPAddress? address)
+    {
+        address = null;
+        if (text.Contains(':'))
+        {
+            return !text.Contains('%') && !text.Contains('[') && IPAddress.TryParse(text, out address) && address.AddressFamily == AddressFamily.InterNetworkV6;
+        }
+
+        var parts = 0;
+        foreach (var range in text.Split('.'))
+        {
+            var part = text[range];
+            if (++parts > 4 || part.Length is 0 or > 3 || (part.Length > 1 && part[0] == '0')
+                || !int.TryParse(part, NumberStyles.None, CultureInfo.InvariantCulture, out var value) || value > 255)
+            {
+                return false;
+            }
+        }
+
+        return parts == 4 && IPAddress.TryParse(text, out address);
     }
 
     /// <inheritdoc />

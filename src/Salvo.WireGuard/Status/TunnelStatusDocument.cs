@@ -15,6 +15,18 @@ internal sealed record TunnelStatusDocument(
     IReadOnlyDictionary<string, long> Dropped,
     IReadOnlyList<TunnelPeerDocument> Peers)
 {
+    /// <summary>Whether the daemon answered Salvo's <c>get=salvo</c> (false for wireguard-go): the counters below are its. Defaults to true.</summary>
+    public bool Salvo { get; init; } = true;
+
+    /// <summary>Cookie replies received and accepted. Defaults to 0.</summary>
+    public long CookieRepliesReceived { get; init; }
+
+    /// <summary>Datagrams per receive call, on average; null before the first. Defaults to null.</summary>
+    public double? MeanReceiveBatch { get; init; }
+
+    /// <summary>Packets per device read, on average; null before the first. Defaults to null.</summary>
+    public double? MeanSendBatch { get; init; }
+
     public static TunnelStatusDocument From(TunnelDevice tunnel, DateTimeOffset now) =>
         From(tunnel.InterfaceName, tunnel.Engine.PublicKey, tunnel.ListenPort, tunnel.Engine.GetPeers(), tunnel.Engine.Counters, now);
 
@@ -42,6 +54,18 @@ internal sealed record TunnelPeerDocument(
     long SentBytes,
     int? PersistentKeepaliveSeconds)
 {
+    /// <summary>Handshake initiations sent to the peer; null when the daemon does not say (wireguard-go). Defaults to null.</summary>
+    public long? InitiationsSent { get; init; }
+
+    /// <summary>Initiations since the last handshake, none answered; null when the daemon does not say. Defaults to null.</summary>
+    public long? InitiationsUnanswered { get; init; }
+
+    /// <summary>When the first unanswered initiation went out; null when none. Defaults to null.</summary>
+    public DateTimeOffset? UnansweredSince { get; init; }
+
+    /// <summary>Whether the peer does not answer (<see cref="PeerStatus.IsUnanswered"/>). Defaults to false.</summary>
+    public bool Unanswered { get; init; }
+
     public static TunnelPeerDocument From(PeerStatus peer) => new(
         peer.PublicKey.ToString(),
         peer.Endpoint?.ToString(),

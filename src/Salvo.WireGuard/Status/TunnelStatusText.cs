@@ -26,6 +26,16 @@ internal static class TunnelStatusText
             text.Append(invariant, $"  dropped: {(dropped.Count == 0 ? "none" : string.Join(", ", dropped.Select(d => $"{d.Key} {d.Value}")))}\n");
         }
 
+        if (status.CookieRepliesReceived > 0)
+        {
+            text.Append(invariant, $"  cookie replies received: {status.CookieRepliesReceived}\n");
+        }
+
+        if (status.MeanReceiveBatch is not null || status.MeanSendBatch is not null)
+        {
+            text.Append(invariant, $"  batches: {status.MeanReceiveBatch ?? 0:0.0} datagrams per receive, {status.MeanSendBatch ?? 0:0.0} packets per device read\n");
+        }
+
         foreach (var peer in status.Peers)
         {
             text.Append(invariant, $"\npeer: {peer.PublicKey}\n");
@@ -46,6 +56,17 @@ internal static class TunnelStatusText
             if (peer.PersistentKeepaliveSeconds is { } keepalive)
             {
                 text.Append(invariant, $"  persistent keepalive: every {keepalive} seconds\n");
+            }
+
+            if (peer.InitiationsSent is > 0)
+            {
+                text.Append(invariant, $"  handshake initiations: {peer.InitiationsSent} sent, {peer.InitiationsUnanswered ?? 0} unanswered\n");
+            }
+
+            if (peer.Unanswered)
+            {
+                var seconds = peer.UnansweredSince is { } since ? Math.Max(0, (int)(now - since).TotalSeconds) : 0;
+                text.Append(invariant, $"  warning: no answer to {peer.InitiationsUnanswered} handshake initiations over {seconds} seconds: check the public keys on both sides, the endpoint, and that UDP gets through (a firewall)\n");
             }
         }
 

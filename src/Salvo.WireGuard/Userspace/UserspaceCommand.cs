@@ -48,6 +48,8 @@ internal static class UserspaceCommand
             throw new DaemonException("the tunnel's device needs Linux (/dev/net/tun)", DaemonException.FailureExitCode);
         }
 
+        ControlSocketClaim.RefuseIfHeldElsewhere(DaemonExecutable.Name, interfaceName);
+
         return arguments.Foreground || Environment.GetEnvironmentVariable(ForegroundVariable) == "1"
             ? await UserspaceRun.RunAsync(console, interfaceName, cancellationToken).ConfigureAwait(false)
             : await UserspaceDetach.RunAsync(console, interfaceName, cancellationToken).ConfigureAwait(false);

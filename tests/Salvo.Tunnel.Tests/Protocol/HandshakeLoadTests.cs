@@ -30,6 +30,7 @@ public sealed class HandshakeLoadTests
 
         // The real peer takes the cookie and its retransmission, carrying MAC2, is answered while the flood lasts.
         pair.Alice.ReceiveDatagram(cookieReply, DatagramAddress.FromIPEndPoint(TunnelPair.BobEndpoint), pair.AliceOut);
+        Assert.Equal(1, pair.Alice.Counters.CookieRepliesReceived);
         pair.Clock.Advance(TimeSpan.FromMilliseconds(900));
         pair.Bob.ReceiveDatagram(initiation.ToArray(), pair.AliceSource, pair.BobOut);
         Assert.True(pair.Bob.IsUnderLoad);

@@ -129,7 +129,7 @@ internal sealed class ParseState
                 _change.FwMark = WireGuardConfigParser.ParseFwMark(value, key, line);
                 break;
             case "ADDRESS":
-                _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, "an IP address with an optional /length (198.19.0.1/24, fd00::1/64)", InterfaceAddress.Parse));
+                _addresses.AddRange(WireGuardConfigParser.ParseList(value, key, line, "an IP address with an optional /length (198.19.0.1/24, fd00::1/64)", InterfaceAddress.Parse, emptyItemsSkipped: true));
                 break;
             case "MTU":
                 // 1280 is the IPv6 minimum link MTU (RFC 8200); 65,535 the largest IP packet.

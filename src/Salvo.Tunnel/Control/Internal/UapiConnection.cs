@@ -124,24 +124,20 @@ internal sealed class UapiConnection : IDisposable
             return await ServeSetAsync(reader, stream).ConfigureAwait(false);
         }
 
+        if (reader.Line.SequenceEqual(UapiSalvoWriter.Request))
+        {
+            return await ServeSalvoGetAsync(reader, stream).ConfigureAwait(false);
+        }
+
         // Not an operation of the protocol: wireguard-go closes the connection too.
         return UapiRefusal.UnknownOperation;
     }
 
     private async Task<UapiRefusal?> ServeGetAsync(UapiLineReader reader, NetworkStream stream)
     {
-        // The request is "get=1" and an empty line; anything else there is refused as wireguard-go refuses it.
-        var status = await ReadLineAsync(reader).ConfigureAwait(false);
-        if (status == UapiLineStatus.End)
+        if (await ReadGetEndAsync(reader, stream, "get=1").ConfigureAwait(false) is { } refused)
         {
-            return UapiRefusal.Incomplete;
-        }
-
-        if (status != UapiLineStatus.Line || !reader.Line.IsEmpty)
-        {
-            _owner.Refuse(UapiErrno.Invalid, UapiRefusal.Invalid, "get=1 must be followed by an empty line");
-            await AnswerAsync(stream, new StringBuilder("errno=-22\n\n")).ConfigureAwait(false);
-            return UapiRefusal.None;
+            return refused;
         }
 
         // Written a piece at a time as it is formatted: a 10,000-peer answer (3.5 MB of text) is never held whole, and
@@ -162,6 +158,43 @@ internal sealed class UapiConnection : IDisposable
         answer.Append("errno=0\n\n");
         await WritePiecesAsync(stream, answer).ConfigureAwait(false);
         _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
+        return null;
+    }
+
+    /// <summary>
+    /// Reads the empty line that ends a get; null when it came, else how the connection ends. The request is the get
+    /// line and an empty line; anything else there is refused as wireguard-go refuses it.
+    /// </summary>
+    private async Task<UapiRefusal?> ReadGetEndAsync(UapiLineReader reader, NetworkStream stream, string operation)
+    {
+        var status = await ReadLineAsync(reader).ConfigureAwait(false);
+        if (status == UapiLineStatus.End)
+        {
+            return UapiRefusal.Incomplete;
+        }
+
+        if (status != UapiLineStatus.Line || !reader.Line.IsEmpty)
+        {
+            _owner.Refuse(UapiErrno.Invalid, UapiRefusal.Invalid, operation + " must be followed by an empty line");
+            await AnswerAsync(stream, new StringBuilder("errno=-22\n\n")).ConfigureAwait(false);
+            return UapiRefusal.None;
+        }
+
+        return null;
+    }
+
+    /// <summary>Salvo's own counters (<see cref="UapiSalvoWriter"/>); a few hundred bytes a peer, written in pieces as a get is.</summary>
+    private async Task<UapiRefusal?> ServeSalvoGetAsync(UapiLineReader reader, NetworkStream stream)
+    {
+        if (await ReadGetEndAsync(reader, stream, "get=salvo").ConfigureAwait(false) is { } refused)
+        {
+            return refused;
+        }
+
+        var answer = new StringBuilder();
+        UapiSalvoWriter.Write(answer, _owner.Device.Engine);
+        answer.Append("errno=0\n\n");
+        await AnswerAsync(stream, answer).ConfigureAwait(false);
         return null;
     }
 
