@@ -2,7 +2,6 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using Salvo.Tunnel;
-using Salvo.Tunnel.Configuration;
 using Salvo.WireGuard.Metrics;
 
 namespace Salvo.WireGuard.Tests.Metrics;
@@ -10,13 +9,11 @@ namespace Salvo.WireGuard.Tests.Metrics;
 /// <summary>The scrape endpoint's exposition of a live tunnel on loopback: names, labels, and a drop that shows up.</summary>
 public sealed class ScrapeEndpointTests
 {
-    private static readonly HttpClient s_http = new() { Timeout = TimeSpan.FromSeconds(10) };
-
     [Fact]
     public async Task Scrape_ShowsTunnelWideAndPerPeerSeries_WithTheirLabels()
     {
         var peer = WireGuardKey.GeneratePrivateKey().DerivePublicKey();
-        await using var lab = await Lab.StartAsync([peer], perPeer: false);
+        await using var lab = await MetricsLab.StartAsync([peer], perPeer: false);
 
         var text = await lab.ScrapeAsync();
 
@@ -39,7 +36,7 @@ public sealed class ScrapeEndpointTests
     [Fact]
     public async Task Scrape_AfterAMalformedDatagram_CountsItsDrop()
     {
-        await using var lab = await Lab.StartAsync([], perPeer: false);
+        await using var lab = await MetricsLab.StartAsync([], perPeer: false);
         using var sender = new UdpClient(AddressFamily.InterNetwork);
 
         // Type 1 with 4 bytes instead of an initiation's 148: Malformed.
@@ -60,7 +57,7 @@ public sealed class ScrapeEndpointTests
     {
         var peers = Enumerable.Range(0, MetricsOptions.PerPeerLimit + 1).Select(_ => WireGuardKey.GeneratePrivateKey().DerivePublicKey()).ToArray();
 
-        await using (var bounded = await Lab.StartAsync(peers, perPeer: false))
+        await using (var bounded = await MetricsLab.StartAsync(peers, perPeer: false))
         {
             var text = await bounded.ScrapeAsync();
             Assert.Contains("wireguard_salvo_per_peer_series{interface=\"mtest0\"} 0", text, StringComparison.Ordinal);
@@ -68,7 +65,7 @@ public sealed class ScrapeEndpointTests
             Assert.DoesNotContain("wireguard_salvo_peer_received_bytes_total{", text, StringComparison.Ordinal);
         }
 
-        await using var forced = await Lab.StartAsync(peers, perPeer: true);
+        await using var forced = await MetricsLab.StartAsync(peers, perPeer: true);
         var all = await forced.ScrapeAsync();
         Assert.Equal(peers.Length, all.Split('\n').Count(line => line.StartsWith("wireguard_salvo_peer_received_bytes_total{", StringComparison.Ordinal)));
     }
@@ -79,7 +76,7 @@ public sealed class ScrapeEndpointTests
     [InlineData("hello\r\n\r\n", "400", "malformed")]
     public async Task Request_NotAScrape_IsRefusedAndCountedByReason(string request, string status, string reason)
     {
-        await using var lab = await Lab.StartAsync([], perPeer: false);
+        await using var lab = await MetricsLab.StartAsync([], perPeer: false);
         using var client = new TcpClient();
         await client.ConnectAsync(lab.Endpoint.Endpoint);
         var stream = client.GetStream();
@@ -95,7 +92,7 @@ public sealed class ScrapeEndpointTests
     [Fact]
     public async Task Request_HeadPastTheLimit_IsRefusedWithoutEndingTheEndpoint()
     {
-        await using var lab = await Lab.StartAsync([], perPeer: false);
+        await using var lab = await MetricsLab.StartAsync([], perPeer: false);
         using (var client = new TcpClient())
         {
             await client.ConnectAsync(lab.Endpoint.Endpoint);
@@ -106,39 +103,5 @@ public sealed class ScrapeEndpointTests
         }
 
         Assert.Contains("wireguard_salvo_scrape_requests_refused_total{reason=\"too_large\"} 1", await lab.ScrapeAsync(), StringComparison.Ordinal);
-    }
-
-    /// <summary>A tunnel on an idle TUN with its UDP port on loopback, and its scrape endpoint on loopback port 0.</summary>
-    private sealed class Lab : IAsyncDisposable
-    {
-        private Lab(TunnelDevice tunnel, ScrapeEndpoint endpoint)
-        {
-            Tunnel = tunnel;
-            Endpoint = endpoint;
-        }
-
-        public TunnelDevice Tunnel { get; }
-
-        public ScrapeEndpoint Endpoint { get; }
-
-        public static Task<Lab> StartAsync(IReadOnlyList<WireGuardKey> peers, bool perPeer)
-        {
-            var configuration = new TunnelConfiguration
-            {
-                PrivateKey = WireGuardKey.GeneratePrivateKey(),
-                Peers = [.. peers.Select(key => new PeerConfiguration { PublicKey = key })],
-            };
-            var tunnel = TunnelDevice.Start(configuration, new IdleTun("mtest0"));
-            var series = new TunnelSeries("mtest0", tunnel.Engine.Counters, tunnel.Engine.GetPeers, perPeer, peers.Count);
-            return Task.FromResult(new Lab(tunnel, ScrapeEndpoint.Start(new IPEndPoint(IPAddress.Loopback, 0), series.Registry)));
-        }
-
-        public Task<string> ScrapeAsync() => s_http.GetStringAsync(new Uri($"http://{Endpoint.Endpoint}/metrics"));
-
-        public async ValueTask DisposeAsync()
-        {
-            await Endpoint.DisposeAsync();
-            Tunnel.Dispose();
-        }
     }
 }
