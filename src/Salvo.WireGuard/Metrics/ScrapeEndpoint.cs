@@ -72,7 +72,9 @@ internal sealed class ScrapeEndpoint : IAsyncDisposable
             }
             catch (SocketException)
             {
-                // A connection reset before it was accepted: the next one is served.
+                // A connection reset before it was accepted, or no descriptor left (EMFILE): the next one is served,
+                // after a pause so that an error that repeats does not spin a core.
+                await Task.Delay(TimeSpan.FromMilliseconds(100), stop).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
                 continue;
             }
 
