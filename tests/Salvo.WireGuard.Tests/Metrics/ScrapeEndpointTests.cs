@@ -104,4 +104,16 @@ public sealed class ScrapeEndpointTests
 
         Assert.Contains("wireguard_salvo_scrape_requests_refused_total{reason=\"too_large\"} 1", await lab.ScrapeAsync(), StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task Start_OnAPortTaken_IsRefusedNamingTheOption()
+    {
+        await using var lab = await MetricsLab.StartAsync([], perPeer: false);
+        var taken = lab.Endpoint.Endpoint;
+        var console = new DaemonConsole(new StringWriter(), new StringWriter());
+
+        var error = Assert.Throws<DaemonException>(() => MetricsEndpoint.Start(new MetricsOptions(taken, PerPeer: false), lab.Tunnel, 0, console)).Message;
+
+        Assert.StartsWith($"up: --metrics-listen {taken}: cannot listen (AddressAlreadyInUse", error, StringComparison.Ordinal);
+    }
 }
