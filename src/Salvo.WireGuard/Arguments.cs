@@ -1,15 +1,22 @@
 using System.Globalization;
+using System.Net;
+using Salvo.WireGuard.Metrics;
 
 namespace Salvo.WireGuard;
 
-/// <summary><c>up CONFIG [--name NAME] [-t|--time SECONDS]</c>.</summary>
+/// <summary><c>up CONFIG [--name NAME] [-t|--time SECONDS] [--metrics-listen ADDR:PORT [--metrics-per-peer]]</c>.</summary>
 internal sealed record UpArguments(string Config, string? Name, double? Seconds)
 {
+    /// <summary>The Prometheus scrape endpoint; null when off. Defaults to null.</summary>
+    public MetricsOptions? Metrics { get; init; }
+
     public static UpArguments Parse(ReadOnlySpan<string> args)
     {
         string? config = null;
         string? name = null;
         double? seconds = null;
+        IPEndPoint? metricsListen = null;
+        var perPeer = false;
         for (var i = 0; i < args.Length; i++)
         {
             switch (args[i])
@@ -26,6 +33,13 @@ internal sealed record UpArguments(string Config, string? Name, double? Seconds)
 
                     seconds = seconds is null ? value : throw new DaemonException("up: -t/--time given twice; give one");
                     break;
+                case MetricsOptions.ListenOption:
+                    var listen = MetricsOptions.ParseListen(Value(args, ref i, "up"), "up");
+                    metricsListen = metricsListen is null ? listen : throw new DaemonException($"up: {MetricsOptions.ListenOption} given twice; give one");
+                    break;
+                case "--metrics-per-peer":
+                    perPeer = true;
+                    break;
                 case var option when option.StartsWith('-') && option.Length > 1:
                     throw new DaemonException($"up: unknown option '{option}'");
                 default:
@@ -34,7 +48,15 @@ internal sealed record UpArguments(string Config, string? Name, double? Seconds)
             }
         }
 
-        return new UpArguments(config ?? throw new DaemonException("up: CONFIG: give a wg/wg-quick configuration file"), name, seconds);
+        if (perPeer && metricsListen is null)
+        {
+            throw new DaemonException($"up: --metrics-per-peer needs {MetricsOptions.ListenOption} ADDR:PORT");
+        }
+
+        return new UpArguments(config ?? throw new DaemonException("up: CONFIG: give a wg/wg-quick configuration file"), name, seconds)
+        {
+            Metrics = metricsListen is null ? null : new MetricsOptions(metricsListen, perPeer),
+        };
     }
 
     /// <summary>The value after option <c>args[i]</c>, moving past it.</summary>

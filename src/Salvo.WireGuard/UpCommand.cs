@@ -5,6 +5,7 @@ using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
 using Salvo.Tunnel.Routing;
 using Salvo.WireGuard.Linux;
+using Salvo.WireGuard.Metrics;
 using Salvo.WireGuard.Status;
 
 namespace Salvo.WireGuard;
@@ -112,6 +113,7 @@ internal static class UpCommand
             interfaceName = tunnel.InterfaceName;
             var built = started.Elapsed;
             using var control = StartControlSocket(console, tunnel);
+            await using var metrics = MetricsEndpoint.Start(arguments.Metrics, tunnel, configuration.Peers.Count, console);
             var added = ConfigureInterface(console, setup, tunnel.InterfaceName, configuration, routes, leftOut, table, stop);
             if (!stop.IsCancellationRequested)
             {

@@ -17,6 +17,8 @@ internal static class WireGuardCli
         "  wireguard-salvo [-f|--foreground] IFACE     as wireguard-go: create IFACE with its wg control socket (wg-quick runs this)\n" +
         "  wireguard-salvo up CONFIG [--name NAME] [-t|--time SECONDS]\n" +
         "                                              bring a wg-quick file's tunnel up: addresses, MTU, routes; until a stop signal\n" +
+        "        [--metrics-listen [ADDR:]PORT]        serve Prometheus metrics on GET /metrics (PORT alone: 127.0.0.1)\n" +
+        "        [--metrics-per-peer]                  each peer's series even above 1,000 peers (by default only tunnel-wide ones there)\n" +
         "  wireguard-salvo show [IFACE|all] [--json]   every tunnel of this namespace through its wg socket (root): wg's fields, drops, peers not answering\n" +
         "  wireguard-salvo --help | --version\n";
 

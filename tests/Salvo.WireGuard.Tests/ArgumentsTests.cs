@@ -30,6 +30,37 @@ public sealed class ArgumentsTests
     }
 
     [Theory]
+    [InlineData("9586", "127.0.0.1:9586")]
+    [InlineData("0.0.0.0:9586", "0.0.0.0:9586")]
+    [InlineData("[::1]:9586", "[::1]:9586")]
+    public void Up_MetricsListen_PortAloneIsLoopback(string value, string expected)
+    {
+        var metrics = UpArguments.Parse(["wg0.conf", "--metrics-listen", value, "--metrics-per-peer"]).Metrics;
+
+        Assert.Equal(expected, metrics?.Listen.ToString());
+        Assert.True(metrics?.PerPeer);
+    }
+
+    [Theory]
+    [InlineData("localhost:9586")]
+    [InlineData("127.0.0.1")]
+    [InlineData("127.0.0.1:99999")]
+    [InlineData("::1:9586")]
+    [InlineData("-1")]
+    public void Up_MetricsListen_BadValue_IsRefusedNamingTheOption(string value)
+    {
+        var error = Assert.Throws<DaemonException>(() => UpArguments.Parse(["wg0.conf", "--metrics-listen", value])).Message;
+
+        Assert.Equal($"up: --metrics-listen: '{value}' is not PORT or ADDR:PORT (e.g. 9586, 127.0.0.1:9586, [::1]:9586)", error);
+    }
+
+    [Fact]
+    public void Up_MetricsPerPeer_WithoutAnEndpoint_IsRefused()
+    {
+        Assert.Equal("up: --metrics-per-peer needs --metrics-listen ADDR:PORT", Assert.Throws<DaemonException>(() => UpArguments.Parse(["wg0.conf", "--metrics-per-peer"])).Message);
+    }
+
+    [Theory]
     [InlineData(new string[0], null, false)]
     [InlineData(new[] { "all" }, null, false)]
     [InlineData(new[] { "wg0", "--json" }, "wg0", true)]
@@ -46,6 +77,8 @@ public sealed class ArgumentsTests
         Assert.Equal(0, exit);
         Assert.Contains("wireguard-salvo [-f|--foreground] IFACE", output, StringComparison.Ordinal);
         Assert.Contains("wireguard-salvo up CONFIG", output, StringComparison.Ordinal);
+        Assert.Contains("--metrics-listen [ADDR:]PORT", output, StringComparison.Ordinal);
+        Assert.Contains("--metrics-per-peer", output, StringComparison.Ordinal);
         Assert.Contains("wireguard-salvo show [IFACE|all] [--json]", output, StringComparison.Ordinal);
     }
 
