@@ -23,11 +23,13 @@ internal sealed class TunnelSeries
     private readonly TimeProvider _clock;
     private readonly Lock _scrape = new();
     private readonly Counter.Child _receivedBytes, _sentBytes, _receivedPackets, _sentPackets;
-    private readonly Counter.Child _initiated, _answered, _cookieReplies, _toTcp, _toUdp;
+    private readonly Counter.Child _initiated, _answered, _cookieReplies, _cookieRepliesReceived, _toTcp, _toUdp;
+    private readonly Counter.Child _receiveBatches, _receiveBatchDatagrams, _sendBatches, _sendBatchPackets;
     private readonly Counter.Child[] _dropped;
     private readonly Gauge.Child _peerCount, _peersOnTcp, _perPeerShown;
     private readonly Counter _peerReceived, _peerSent;
-    private readonly Gauge _peerHandshakeAge, _peerLastHandshake, _peerOnTcp;
+    private readonly Gauge _peerHandshakeAge, _peerLastHandshake, _peerOnTcp, _peerUnanswered, _peerInitiationsUnanswered;
+    private readonly Counter _peerInitiations;
     private readonly string _interface;
     private HashSet<string> _shownPeers = [];
     private bool _tunnelWideOnly;
@@ -58,6 +60,12 @@ internal sealed class TunnelSeries
         _receivedPackets = TunnelCounter("received_packets_total", "IP packets decrypted, authenticated, allowed and delivered to the device.");
         _sentPackets = TunnelCounter("sent_packets_total", "IP packets from the device encrypted and sent.");
         _cookieReplies = TunnelCounter("cookie_replies_sent_total", "Cookie replies sent while under load.");
+        _cookieRepliesReceived = TunnelCounter("cookie_replies_received_total", "Cookie replies received: a peer under load asked for our cookie.");
+        // Batch sizes as two counters each: rate(datagrams) / rate(batches) is the mean batch over any window (docs/metrics.md).
+        _receiveBatches = TunnelCounter("receive_batches_total", "Receives from the UDP socket that returned datagrams.");
+        _receiveBatchDatagrams = TunnelCounter("receive_batch_datagrams_total", "Datagrams those receives returned.");
+        _sendBatches = TunnelCounter("send_batches_total", "Reads from the TUN device that returned packets.");
+        _sendBatchPackets = TunnelCounter("send_batch_packets_total", "Packets those reads returned.");
         var handshakes = factory.CreateCounter(Prefix + "handshakes_total", "Handshakes completed, by role: initiator (a response accepted), responder (an initiation answered).", "interface", "role");
         _initiated = handshakes.WithLabels(interfaceName, "initiator");
         _answered = handshakes.WithLabels(interfaceName, "responder");
@@ -76,6 +84,9 @@ internal sealed class TunnelSeries
         _peerLastHandshake = factory.CreateGauge(Prefix + "peer_last_handshake_seconds", "When the peer's last handshake completed, seconds since the Unix epoch; no series before the first.", peer);
         _peerHandshakeAge = factory.CreateGauge(Prefix + "peer_handshake_age_seconds", "Seconds since the peer's last handshake completed, at the scrape; no series before the first.", peer);
         _peerOnTcp = factory.CreateGauge(Prefix + "peer_path_tcp", "1 while the peer's messages go over the TCP fallback, 0 over UDP.", peer);
+        _peerInitiations = factory.CreateCounter(Prefix + "peer_handshake_initiations_total", "Handshake initiations sent to the peer.", peer);
+        _peerInitiationsUnanswered = factory.CreateGauge(Prefix + "peer_handshake_initiations_unanswered", "Initiations sent to the peer since its last answer.", peer);
+        _peerUnanswered = factory.CreateGauge(Prefix + "peer_unanswered", "1 while the peer does not answer (3 or more initiations over 15 s or more without a response: a wrong key, endpoint or a firewall), else 0.", peer);
         Registry.AddBeforeCollectCallback(Update);
     }
 
@@ -103,6 +114,11 @@ internal sealed class TunnelSeries
             _initiated.IncTo(counters.HandshakesInitiated);
             _answered.IncTo(counters.HandshakesAnswered);
             _cookieReplies.IncTo(counters.CookieRepliesSent);
+            _cookieRepliesReceived.IncTo(counters.CookieRepliesReceived);
+            _receiveBatches.IncTo(counters.ReceiveBatches);
+            _receiveBatchDatagrams.IncTo(counters.DatagramsInReceiveBatches);
+            _sendBatches.IncTo(counters.SendBatches);
+            _sendBatchPackets.IncTo(counters.PacketsInSendBatches);
             _toTcp.IncTo(counters.PathSwitchesToTcp);
             _toUdp.IncTo(counters.PathSwitchesToUdp);
             for (var i = 0; i < s_reasons.Length; i++)
@@ -140,6 +156,9 @@ internal sealed class TunnelSeries
                 _peerReceived.WithLabels(_interface, key).IncTo(peer.ReceivedBytes);
                 _peerSent.WithLabels(_interface, key).IncTo(peer.SentBytes);
                 _peerOnTcp.WithLabels(_interface, key).Set(peer.Path == TunnelPath.Tcp ? 1 : 0);
+                _peerInitiations.WithLabels(_interface, key).IncTo(peer.InitiationsSent);
+                _peerInitiationsUnanswered.WithLabels(_interface, key).Set(peer.InitiationsUnanswered);
+                _peerUnanswered.WithLabels(_interface, key).Set(peer.IsUnanswered ? 1 : 0);
                 if (peer.LatestHandshake is { } handshake)
                 {
                     handshakes.Add(key);
@@ -155,6 +174,9 @@ internal sealed class TunnelSeries
             _peerReceived.RemoveLabelled(_interface, gone);
             _peerSent.RemoveLabelled(_interface, gone);
             _peerOnTcp.RemoveLabelled(_interface, gone);
+            _peerInitiations.RemoveLabelled(_interface, gone);
+            _peerInitiationsUnanswered.RemoveLabelled(_interface, gone);
+            _peerUnanswered.RemoveLabelled(_interface, gone);
         }
 
         foreach (var gone in _shownHandshakes.Where(key => !handshakes.Contains(key)))

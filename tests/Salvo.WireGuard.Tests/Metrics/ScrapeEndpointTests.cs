@@ -23,6 +23,11 @@ public sealed class ScrapeEndpointTests
         Assert.Contains("wireguard_salvo_received_bytes_total{interface=\"mtest0\"} 0", text, StringComparison.Ordinal);
         Assert.Contains($"wireguard_salvo_peer_received_bytes_total{{interface=\"mtest0\",public_key=\"{peer}\"}} 0", text, StringComparison.Ordinal);
         Assert.Contains($"wireguard_salvo_peer_path_tcp{{interface=\"mtest0\",public_key=\"{peer}\"}} 0", text, StringComparison.Ordinal);
+        Assert.Contains($"wireguard_salvo_peer_unanswered{{interface=\"mtest0\",public_key=\"{peer}\"}} 0", text, StringComparison.Ordinal);
+        Assert.Contains($"wireguard_salvo_peer_handshake_initiations_total{{interface=\"mtest0\",public_key=\"{peer}\"}}", text, StringComparison.Ordinal);
+        Assert.Contains("wireguard_salvo_cookie_replies_received_total{interface=\"mtest0\"} 0", text, StringComparison.Ordinal);
+        Assert.Contains("# TYPE wireguard_salvo_receive_batch_datagrams_total counter", text, StringComparison.Ordinal);
+        Assert.Contains("# TYPE wireguard_salvo_send_batch_packets_total counter", text, StringComparison.Ordinal);
         Assert.Contains("wireguard_salvo_peers{interface=\"mtest0\"} 1", text, StringComparison.Ordinal);
         Assert.Contains("wireguard_salvo_per_peer_series{interface=\"mtest0\"} 1", text, StringComparison.Ordinal);
         // No handshake yet: no age series, rather than an age of 0 that would read as "just now".
