@@ -8,10 +8,10 @@ internal static class MetricsEndpoint
 {
     /// <summary>
     /// The endpoint serving <paramref name="tunnel"/>'s series, or null when <paramref name="options"/> is null. One
-    /// that cannot listen (port taken, address not ours) ends <c>up</c> with a message naming the option: metrics
+    /// that cannot listen (port taken, address not ours) ends the tunnel with a message naming <paramref name="asked"/>: metrics
     /// asked for and silently missing would show as a dead tunnel on every panel.
     /// </summary>
-    public static ScrapeEndpoint? Start(MetricsOptions? options, TunnelDevice tunnel, int configuredPeers, DaemonConsole console)
+    public static ScrapeEndpoint? Start(MetricsOptions? options, TunnelDevice tunnel, int configuredPeers, DaemonConsole console, string asked = "up: " + MetricsOptions.ListenOption)
     {
         if (options is null)
         {
@@ -26,7 +26,7 @@ internal static class MetricsEndpoint
         }
         catch (SocketException e)
         {
-            throw new DaemonException($"up: {MetricsOptions.ListenOption} {options.Listen}: cannot listen ({e.SocketErrorCode}: {e.Message})");
+            throw new DaemonException($"{asked} {options.Listen}: cannot listen ({e.SocketErrorCode}: {e.Message})");
         }
 
         var perPeer = options.PerPeer || configuredPeers <= MetricsOptions.PerPeerLimit

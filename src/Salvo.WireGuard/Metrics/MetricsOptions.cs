@@ -21,10 +21,43 @@ internal sealed record MetricsOptions(IPEndPoint Listen, bool PerPeer)
     public const string ListenOption = "--metrics-listen";
 
     /// <summary>
+    /// The wg-quick form's way to the same endpoint: wg-quick runs <c>wireguard-salvo IFACE</c> with no options of
+    /// ours, but passes its environment on (a systemd drop-in for <c>wg-quick@.service</c> can set it).
+    /// </summary>
+    public const string ListenVariable = "WIREGUARD_SALVO_METRICS_LISTEN";
+
+    /// <summary><see cref="PerPeer"/> for the wg-quick form: "1" turns it on.</summary>
+    public const string PerPeerVariable = "WIREGUARD_SALVO_METRICS_PER_PEER";
+
+    /// <summary>
+    /// The options <see cref="ListenVariable"/> and <see cref="PerPeerVariable"/> ask for, or null when the first is
+    /// unset or empty; a bad value is refused naming the variable.
+    /// </summary>
+    public static MetricsOptions? FromEnvironment(Func<string, string?> environment)
+    {
+        ArgumentNullException.ThrowIfNull(environment);
+        var listen = environment(ListenVariable);
+        var perPeer = environment(PerPeerVariable);
+        if (perPeer is not (null or "" or "0" or "1"))
+        {
+            throw new DaemonException($"{PerPeerVariable}: '{perPeer}' is not 0 or 1");
+        }
+
+        if (string.IsNullOrEmpty(listen))
+        {
+            return perPeer == "1" ? throw new DaemonException($"{PerPeerVariable} needs {ListenVariable} set to PORT or ADDR:PORT") : null;
+        }
+
+        return new MetricsOptions(ParseListen(listen, ListenVariable, ListenVariable), perPeer == "1");
+    }
+
+    /// <summary>
     /// <c>PORT</c> (loopback: a scrape endpoint is opt-in to the network), <c>ADDR:PORT</c> or <c>[IPv6]:PORT</c>;
     /// port 0 takes a free one. A bad value is refused naming the option.
     /// </summary>
-    public static IPEndPoint ParseListen(string text, string command)
+    public static IPEndPoint ParseListen(string text, string command) => ParseListen(text, command, ListenOption);
+
+    private static IPEndPoint ParseListen(string text, string command, string option)
     {
         ArgumentNullException.ThrowIfNull(text);
         if (ushort.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var port))
@@ -42,6 +75,7 @@ internal sealed record MetricsOptions(IPEndPoint Listen, bool PerPeer)
             return endpoint;
         }
 
-        throw new DaemonException($"{command}: {ListenOption}: '{text}' is not PORT or ADDR:PORT (e.g. 9586, 127.0.0.1:9586, [::1]:9586)");
+        var where = command == option ? option : $"{command}: {option}";
+        throw new DaemonException($"{where}: '{text}' is not PORT or ADDR:PORT (e.g. 9586, 127.0.0.1:9586, [::1]:9586)");
     }
 }

@@ -1,4 +1,5 @@
 using Salvo.WireGuard.Linux;
+using Salvo.WireGuard.Metrics;
 
 namespace Salvo.WireGuard.Userspace;
 
@@ -48,10 +49,12 @@ internal static class UserspaceCommand
             throw new DaemonException("the tunnel's device needs Linux (/dev/net/tun)", DaemonException.FailureExitCode);
         }
 
+        // Read before detaching, so a bad value is this command's error (exit code 2) and not a silent end in the background.
+        var metrics = MetricsOptions.FromEnvironment(Environment.GetEnvironmentVariable);
         ControlSocketClaim.RefuseIfHeldElsewhere(DaemonExecutable.Name, interfaceName);
 
         return arguments.Foreground || Environment.GetEnvironmentVariable(ForegroundVariable) == "1"
-            ? await UserspaceRun.RunAsync(console, interfaceName, cancellationToken).ConfigureAwait(false)
+            ? await UserspaceRun.RunAsync(console, interfaceName, metrics, cancellationToken).ConfigureAwait(false)
             : await UserspaceDetach.RunAsync(console, interfaceName, cancellationToken).ConfigureAwait(false);
     }
 }

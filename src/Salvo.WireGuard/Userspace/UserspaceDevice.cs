@@ -24,6 +24,9 @@ internal sealed class UserspaceDevice : IDisposable
 
     public string InterfaceName => _device.InterfaceName;
 
+    /// <summary>The tunnel itself, for what reads its counters (the metrics endpoint).</summary>
+    public TunnelDevice Tunnel => _device;
+
     public string SocketPath => _socket.Path;
 
     /// <summary>Why a data loop of the device ended (the device no longer carries packets); null while both run.</summary>

@@ -1,6 +1,7 @@
 using System.Runtime.Versioning;
 
 using Salvo.Tunnel;
+using Salvo.WireGuard.Metrics;
 
 namespace Salvo.WireGuard.Userspace;
 
@@ -16,7 +17,11 @@ internal static class UserspaceRun
     /// </summary>
     private static readonly TimeSpan s_watchInterval = TimeSpan.FromMilliseconds(100);
 
-    public static async Task<int> RunAsync(DaemonConsole console, string interfaceName, CancellationToken cancellationToken)
+    /// <param name="console">Where its lines go.</param>
+    /// <param name="interfaceName">The TUN interface to create.</param>
+    /// <param name="metrics">The Prometheus endpoint <see cref="MetricsOptions.ListenVariable"/> asks for; null for none.</param>
+    /// <param name="cancellationToken">A stop signal.</param>
+    public static async Task<int> RunAsync(DaemonConsole console, string interfaceName, MetricsOptions? metrics, CancellationToken cancellationToken)
     {
         KernelTunDevice tun;
         try
@@ -54,6 +59,8 @@ internal static class UserspaceRun
         string? failed = null;
         using (var device = started)
         {
+            // Peers come later through wg setconf: the per-peer bound is applied at each scrape.
+            await using var endpoint = StartMetrics(metrics, device, console, interfaceName);
             console.Note($"{UserspaceCommand.ReadyLine(device.InterfaceName)}{device.SocketPath} (wg, wg-quick)");
             var watch = new InterfaceWatch(device.InterfaceName, device.SocketPath);
             why = "stop signal";
@@ -84,5 +91,18 @@ internal static class UserspaceRun
         // A stop signal is this process's usual end, as for wireguard-go: exit 0, the socket removed with the device.
         console.Note($"{DaemonExecutable.Name}: {interfaceName} down ({why}); control socket removed");
         return 0;
+    }
+
+    private static ScrapeEndpoint? StartMetrics(MetricsOptions? metrics, UserspaceDevice device, DaemonConsole console, string interfaceName)
+    {
+        // A failure leaves through the caller's using, which removes the socket and the device.
+        try
+        {
+            return MetricsEndpoint.Start(metrics, device.Tunnel, configuredPeers: 0, console, MetricsOptions.ListenVariable);
+        }
+        catch (DaemonException e)
+        {
+            throw new DaemonException($"{interfaceName}: {e.Message}", DaemonException.FailureExitCode);
+        }
     }
 }
