@@ -113,7 +113,7 @@ public sealed class WgQuickLabTests
     }
 
     /// <summary>Writes NAME.conf (wg-quick names the interface after the file) readable by root only, as wg-quick wants.</summary>
-    private static string Config(string folder, string name, string text)
+    internal static string Config(string folder, string name, string text)
     {
         var file = Path.Combine(folder, $"{name}.conf");
         File.WriteAllText(file, text);
@@ -125,7 +125,7 @@ public sealed class WgQuickLabTests
     /// A folder holding an 'ip' that refuses "ip link add NAME type wireguard" and runs the real one otherwise: wg-quick
     /// takes the kernel module whenever that command works, and the user-space implementation only when it fails.
     /// </summary>
-    private static string WithoutKernelWireGuard(string folder)
+    internal static string WithoutKernelWireGuard(string folder)
     {
         var bin = Directory.CreateDirectory(Path.Combine(folder, "bin")).FullName;
         var ip = Path.Combine(bin, "ip");
