@@ -49,6 +49,9 @@ public enum Requirement
     /// <summary>The salvo apphost as a userspace WireGuard implementation, in the lab.</summary>
     UserspaceLab = 1 << 12,
 
-    /// <summary>What <c>salvo lab</c> needs (ip, taskset, gcc, root) and the C reference's source.</summary>
+    /// <summary>What <c>salvo lab</c> needs (ip, taskset, root).</summary>
     VethLab = 1 << 13,
+
+    /// <summary>The Debian package's lab: the userspace lab, dpkg, apt-get, the native toolchain, wg-quick, Prometheus.</summary>
+    DebianPackage = 1 << 14,
 }

@@ -4,22 +4,12 @@ using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.WireGuard.Tests;
 
-/// <summary>A fact that needs the package lab (<see cref="NativePackage.WhyUnavailable"/>); skipped with the reason elsewhere.</summary>
-public sealed class NativePackageFactAttribute : FactAttribute
-{
-    public NativePackageFactAttribute()
-    {
-        if (NativePackage.WhyUnavailable() is { } why)
-        {
-            Skip = why;
-        }
-    }
-}
-
 /// <summary>
 /// The Debian package end to end: apt-get installs it, wg-quick (with the environment its wg-quick@.service drop-in
-/// sets) brings the native wireguard-salvo up in namespace A against stock wireguard-go in namespace B, pings cross,
-/// and after wg-quick down and apt-get remove none of the package's files is left.
+/// sets, and the metrics endpoint's variable) brings the native wireguard-salvo up in namespace A against stock
+/// wireguard-go in namespace B, pings cross, wg show and wireguard-salvo show see the handshake, Debian's Prometheus
+/// scrapes the tunnel and answers its bytes back, and after wg-quick down and apt-get remove none of the package's
+/// files is left.
 /// </summary>
 [Collection(WholeProcessCollection.Name)]
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
@@ -29,7 +19,10 @@ public sealed class DebianPackageLabTests
     private const string TunnelA = "198.19.8.1";
     private const string TunnelB = "198.19.8.2";
 
-    [NativePackageFact]
+    private const string MetricsListen = "127.0.0.1:9586";
+    private const string PrometheusWeb = "127.0.0.1:9090";
+
+    [RequiresFact(Requirement.DebianPackage)]
     public void Package_InstallsAndRunsUnderWgQuickAgainstWireGuardGo_AndRemovesEveryFile()
     {
         var deb = NativePackage.Deb;
@@ -79,7 +72,8 @@ public sealed class DebianPackageLabTests
 
             var upB = UserspaceLab.InHost(lab.HostB, "env", path, "WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1", "wg-quick", "up", fileB);
             Assert.True(upB.ExitCode == 0, upB.Error);
-            var upA = UserspaceLab.InHost(lab.HostA, "env", path, environment, "wg-quick", "up", fileA);
+            // Namespace A is the test's own, so its loopback ports are free.
+            var upA = UserspaceLab.InHost(lab.HostA, "env", path, environment, $"WIREGUARD_SALVO_METRICS_LISTEN={MetricsListen}", "wg-quick", "up", fileA);
             Assert.True(upA.ExitCode == 0, upA.Error);
             Assert.Contains($"[#] wireguard-salvo {nameA}", upA.Error, StringComparison.Ordinal);
             var pid = UserspaceLab.DaemonProcessId(nameA);
@@ -97,6 +91,14 @@ public sealed class DebianPackageLabTests
             Assert.Equal(keyB.DerivePublicKey().ToString(), peer[0]);
             Assert.NotEqual("0", peer[4]);
             Assert.NotEqual("0", peer[5]);
+
+            // The daemon's own show, through the same control socket, with Salvo's counters.
+            var show = UserspaceLab.InHost(lab.HostA, "/usr/bin/wireguard-salvo", "show", nameA);
+            Assert.True(show.ExitCode == 0, show.Error);
+            Assert.Contains(keyB.DerivePublicKey().ToString(), show.Output, StringComparison.Ordinal);
+            Assert.Contains("path: udp", show.Output, StringComparison.Ordinal);
+
+            ScrapedByPrometheus(lab.HostA, folder, keyB.DerivePublicKey().ToString());
 
             var downA = UserspaceLab.InHost(lab.HostA, "env", path, "wg-quick", "down", fileA);
             Assert.True(downA.ExitCode == 0, downA.Error);
@@ -117,6 +119,52 @@ public sealed class DebianPackageLabTests
             ExternalTool.RunAllowingFailure("ip", ["-n", lab.HostA, "link", "del", nameA]);
             ExternalTool.RunAllowingFailure("ip", ["-n", lab.HostB, "link", "del", nameB]);
             Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    /// <summary>
+    /// Debian's Prometheus, in namespace A beside the daemon, scrapes its endpoint every second; promtool asks it (in the
+    /// same namespace) for the peer's received bytes until a value above 0 comes back, within 60 s.
+    /// </summary>
+    private static void ScrapedByPrometheus(string host, string folder, string peerKey)
+    {
+        var config = Path.Combine(folder, "prometheus.yml");
+        File.WriteAllText(config,
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n" +
+            $"scrape_configs:\n  - job_name: wireguard-salvo\n    static_configs:\n      - targets: ['{MetricsListen}']\n");
+        var start = new System.Diagnostics.ProcessStartInfo("ip") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var argument in new[] { "netns", "exec", host, "prometheus", $"--config.file={config}", $"--storage.tsdb.path={Path.Combine(folder, "tsdb")}", $"--web.listen-address={PrometheusWeb}" })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var prometheus = System.Diagnostics.Process.Start(start)!;
+        _ = prometheus.StandardOutput.ReadToEndAsync();
+        var log = prometheus.StandardError.ReadToEndAsync();
+        try
+        {
+            var query = $"wireguard_salvo_peer_received_bytes_total{{public_key=\"{peerKey}\"}} > 0";
+            var answer = "no answer";
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while (clock.Elapsed < TimeSpan.FromSeconds(60))
+            {
+                var (exit, output, error) = UserspaceLab.InHost(host, "promtool", "query", "instant", $"http://{PrometheusWeb}", query);
+                answer = exit == 0 ? output : error;
+                if (exit == 0 && output.Contains(peerKey, StringComparison.Ordinal))
+                {
+                    return;
+                }
+
+                Thread.Sleep(500);
+            }
+
+            Assert.Fail($"Prometheus never answered the peer's bytes: {answer}");
+        }
+        finally
+        {
+            prometheus.Kill(entireProcessTree: true);
+            prometheus.WaitForExit();
+            Assert.DoesNotContain("level=error", log.Result, StringComparison.Ordinal);
         }
     }
 

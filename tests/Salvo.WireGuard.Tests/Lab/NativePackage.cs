@@ -27,9 +27,9 @@ internal static class NativePackage
             return "the repository (packaging/deb/build.sh) is not above the test's folder";
         }
 
-        if (new[] { "dpkg", "dpkg-deb", "apt-get", "clang", "wg", "wg-quick", "wireguard-go", "ping" }.FirstOrDefault(tool => ExternalTool.Find(tool) is null) is { } missing)
+        if (new[] { "dpkg", "dpkg-deb", "apt-get", "clang", "wg", "wg-quick", "wireguard-go", "ping", "prometheus", "promtool" }.FirstOrDefault(tool => ExternalTool.Find(tool) is null) is { } missing)
         {
-            return $"{missing} is not installed (apt-get install dpkg-dev clang lld zlib1g-dev wireguard-tools wireguard-go iputils-ping)";
+            return $"{missing} is not installed (apt-get install dpkg-dev clang lld zlib1g-dev wireguard-tools wireguard-go iputils-ping prometheus)";
         }
 
         // An installed wireguard-salvo is someone's: the test installs and removes its own, so it leaves that one alone.
