@@ -22,6 +22,15 @@ def load(pattern):
 measures = {}
 
 
+def document(path):
+    """The JSON document at path, or None for a run that is still writing it or was cut (an empty or partial file)."""
+    try:
+        return json.load(open(path))
+    except json.JSONDecodeError:
+        print(f"left out: {os.path.basename(path)} (not a whole document)", file=sys.stderr)
+        return None
+
+
 def add(name, side, value):
     if value is not None:
         measures.setdefault(name, {"before": [], "after": []})[side].append(value)
@@ -29,15 +38,16 @@ def add(name, side, value):
 
 for side, paths in load("loopback-*.json").items():
     for path in paths:
-        for result in json.load(open(path))["results"]:
+        for result in (document(path) or {}).get("results", []):
             if result["method"] != "socket":
                 add(f"`{result['method']}` vs `socket`, {result['payloadBytes']:,} B", side, result["ratioToSocket"])
 for side, paths in load("rr-*.json").items():
     for path in paths:
-        add("server echo (`rr --responder server -P 16`), requests/s", side, json.load(open(path))["result"]["requestsPerSecond"])
+        if (rr := document(path)) is not None:
+            add("server echo (`rr --responder server -P 16`), requests/s", side, rr["result"]["requestsPerSecond"])
 for side, paths in load("tunnel-*.json").items():
     for path in paths:
-        for p in json.load(open(path))["paths"]:
+        for p in (document(path) or {}).get("paths", []):
             if p["path"] == "salvo <-> salvo":
                 add("tunnel Salvo <-> Salvo, iperf3 TCP, Mbit/s", side, p["tcpMbps"])
 for side, paths in load("peers-*.txt").items():
