@@ -16,23 +16,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-
-# Random public keys (any 32 bytes is a valid X25519 public key for configuration), a /32 in 198.18.0.0/15 and a
-# /128 in fd00:5a1::/64 for each peer, as benchmarks/tunnel-peers writes them.
-python3 - "$peers" > "$dir/peers.conf" <<'PY'
-import base64, os, sys
-n = int(sys.argv[1])
-print("[Interface]")
-print("PrivateKey = " + base64.b64encode(os.urandom(32)).decode())
-print("Address = 198.19.255.254/15, fd00:5a1::ffff:1/64")
-print("ListenPort = 0")
-for i in range(1, n + 1):
-    print()
-    print("[Peer]")
-    print("PublicKey = " + base64.b64encode(os.urandom(32)).decode())
-    print(f"AllowedIPs = 198.{18 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}/32, fd00:5a1::{i:x}/128")
-    print(f"Endpoint = 127.0.0.1:{10000 + i % 50000}")
-PY
+"$(dirname "$0")/../peers-file.py" "$peers" --address > "$dir/peers.conf"
 ip netns add "$ns"
 ip -n "$ns" link set lo up
 want=$((2 * peers))
