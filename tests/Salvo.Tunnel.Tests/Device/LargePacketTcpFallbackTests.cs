@@ -29,6 +29,9 @@ public sealed class LargePacketTcpFallbackTests
         }
 
         Assert.Equal(probe, delivered);
+        // Counted from here: while the two ends connect, a message can meet the connection the other end's dial
+        // replaces (a setup race under load, not a large packet refused); the sizes below must cost none.
+        var dropsBefore = devices.A.TcpSendDrops + devices.B.TcpSendDrops;
         foreach (var size in new[] { 1_421, 1_452, 1_453, 1_500, 9_000 })
         {
             // Probes injected while the first was on its way may still arrive at B first: they are skipped.
@@ -36,7 +39,7 @@ public sealed class LargePacketTcpFallbackTests
             LargePacketTests.AssertCrosses(devices.TunB, devices.TunA, "198.19.0.2", "198.19.0.1", size);
         }
 
-        Assert.Equal(0, devices.A.TcpSendDrops + devices.B.TcpSendDrops);
+        Assert.Equal(dropsBefore, devices.A.TcpSendDrops + devices.B.TcpSendDrops);
         foreach (var device in new[] { devices.A, devices.B })
         {
             Assert.Equal(0, device.Engine.Counters[TunnelDropReason.PacketTooLarge] + device.Engine.Counters[TunnelDropReason.InternalError]);
