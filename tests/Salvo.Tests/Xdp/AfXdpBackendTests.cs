@@ -218,7 +218,10 @@ public sealed class AfXdpBackendTests
         using var receiver = AfXdpLab.Open(lab.HostA, NetworkLab.AddressA, DatagramBackend.AfXdp);
         using var sender = AfXdpLab.Open(lab.HostB, NetworkLab.AddressB, DatagramBackend.AfXdp);
 
-        var (senderCapabilities, receiverCapabilities) = ZeroAllocationTests.AssertZeroAllocation(receiver, sender, payloadLength: 64);
+        // A veth with an XDP program queues frames for its peer in a ring of 256 (VETH_RING_SIZE, drivers/net/veth.c)
+        // and drops past it; a window of 1,024 datagrams in flight lost frames there once under load, and the test
+        // counts every datagram. 128 in flight (four send batches of 32) stays inside the ring.
+        var (senderCapabilities, receiverCapabilities) = ZeroAllocationTests.AssertZeroAllocation(receiver, sender, payloadLength: 64, inFlight: 128);
 
         Assert.Equal(AfXdpMode.Copy, senderCapabilities.AfXdp);
         Assert.Equal(AfXdpMode.Copy, receiverCapabilities.AfXdp);
