@@ -54,6 +54,13 @@ public sealed class TunnelCounters
     /// <summary>Peers moved from TCP back to UDP (a UDP probe was answered, or the TCP connection closed).</summary>
     public long PathSwitchesToUdp { get; internal set; }
 
+    /// <summary>
+    /// The name a reason is tagged and labelled under: its name in snake case (<see cref="TunnelDropReason.DecryptionFailed"/>
+    /// is <c>decryption_failed</c>), the tunnel meter's error.type and the daemon's Prometheus label alike.
+    /// </summary>
+    public static string NameOf(TunnelDropReason reason) =>
+        string.Concat(reason.ToString().Select((c, i) => char.IsUpper(c) && i > 0 ? "_" + char.ToLowerInvariant(c) : char.ToLowerInvariant(c).ToString()));
+
     /// <summary>Datagrams or packets dropped for <paramref name="reason"/>.</summary>
     public long this[TunnelDropReason reason] => Volatile.Read(ref _dropped[(int)reason]);
 

@@ -11,7 +11,7 @@ namespace Salvo.Tunnel;
 internal sealed class TunnelMetrics : IDisposable
 {
     private static readonly TunnelDropReason[] s_reasons = Enum.GetValues<TunnelDropReason>();
-    private static readonly string[] s_reasonTags = [.. s_reasons.Select(TagOf)];
+    private static readonly string[] s_reasonTags = [.. s_reasons.Select(TunnelCounters.NameOf)];
 
     private TunnelCounters? _counters;
 
@@ -62,7 +62,4 @@ internal sealed class TunnelMetrics : IDisposable
 
     public void Dispose() => Volatile.Write(ref _counters, null);
 
-    /// <summary>The reason as a tag value: DecryptionFailed -> decryption_failed.</summary>
-    internal static string TagOf(TunnelDropReason reason) =>
-        string.Concat(reason.ToString().Select((c, i) => char.IsUpper(c) && i > 0 ? "_" + char.ToLowerInvariant(c) : char.ToLowerInvariant(c).ToString()));
 }

@@ -73,7 +73,7 @@ internal sealed class TunnelSeries
         _toTcp = switches.WithLabels(interfaceName, "tcp");
         _toUdp = switches.WithLabels(interfaceName, "udp");
         var dropped = factory.CreateCounter(Prefix + "dropped_total", "Datagrams, packets and TCP connections dropped, by reason (TunnelDropReason in snake_case).", "interface", "reason");
-        _dropped = [.. s_reasons.Select(reason => dropped.WithLabels(interfaceName, ReasonLabel(reason)))];
+        _dropped = [.. s_reasons.Select(reason => dropped.WithLabels(interfaceName, TunnelCounters.NameOf(reason)))];
 
         _peerCount = factory.CreateGauge(Prefix + "peers", "Configured peers; shown while the per-peer series are on.", tunnel, UnsetHidden).WithLabels(interfaceName);
         _peersOnTcp = factory.CreateGauge(Prefix + "peers_on_tcp", "Peers whose messages go over the TCP fallback now; shown while the per-peer series are on.", tunnel, UnsetHidden).WithLabels(interfaceName);
@@ -98,9 +98,6 @@ internal sealed class TunnelSeries
 
     private static string PerPeerLimitText => MetricsOptions.PerPeerLimit.ToString("N0", System.Globalization.CultureInfo.InvariantCulture);
 
-    /// <summary>The reason as a label value, as the tunnel's meter names it: DecryptionFailed -> decryption_failed.</summary>
-    internal static string ReasonLabel(TunnelDropReason reason) =>
-        string.Concat(reason.ToString().Select((c, i) => char.IsUpper(c) && i > 0 ? "_" + char.ToLowerInvariant(c) : char.ToLowerInvariant(c).ToString()));
 
     private void Update()
     {

@@ -34,7 +34,7 @@ public sealed class ScrapeEndpointTests
         Assert.DoesNotContain("wireguard_salvo_peer_handshake_age_seconds{", text, StringComparison.Ordinal);
         foreach (var reason in Enum.GetValues<TunnelDropReason>())
         {
-            Assert.Contains($"reason=\"{TunnelSeries.ReasonLabel(reason)}\"", text, StringComparison.Ordinal);
+            Assert.Contains($"reason=\"{TunnelCounters.NameOf(reason)}\"", text, StringComparison.Ordinal);
         }
     }
 
