@@ -105,10 +105,10 @@ internal sealed partial class SalvoServerUnderTest : IAsyncDisposable
             .Select(l => JsonDocument.Parse(l).RootElement.Clone()).ToArray();
     }
 
-    /// <summary>Waits for the <paramref name="count"/>-th report (the server prints it after the results exchange).</summary>
+    /// <summary>Waits up to 30 s for the <paramref name="count"/>-th report (the server prints it after the results exchange).</summary>
     public async Task<JsonElement> ReportAsync(int count)
     {
-        for (var i = 0; i < 400; i++)
+        for (var i = 0; i < 1200; i++)
         {
             if (Reports() is { } reports && reports.Count >= count)
             {

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Text.Json;
+using System.Text.RegularExpressions;
 using Salvo.Perf.Cli;
 using Salvo.Perf.TestServer.Traffic;
 
@@ -15,23 +16,41 @@ public sealed class CutShortTests
     public async Task Client_StoppedMidTest_BothEndsPrintTheCountsSoFarMarkedCutShort(bool reverse)
     {
         await using var server = await SalvoServerUnderTest.StartAsync();
-        using var output = new StringWriter();
+        using var written = new StringWriter();
+        var output = TextWriter.Synchronized(written);
         using var error = new StringWriter();
-        var console = new CliConsole(TextWriter.Synchronized(output), TextWriter.Synchronized(error), isTerminal: false) { Format = OutputFormat.Json };
+        var console = new CliConsole(output, TextWriter.Synchronized(error), isTerminal: false) { Format = OutputFormat.JsonStream };
         var settings = new ClientSettings($"127.0.0.1:{server.Port}", 512, 2_000_000, 30, 1, reverse);
-        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(1.5));
+        using var stop = new CancellationTokenSource();
+        string Written()
+        {
+            // The synchronized writer locks itself for every write.
+            lock (output)
+            {
+                return written.ToString();
+            }
+        }
 
-        var run = ClientCommand.RunAsync(console, "127.0.0.1", server.Port, settings, IPAddress.Loopback, 0, 1, stop.Token);
+        var run = ClientCommand.RunAsync(console, "127.0.0.1", server.Port, settings, IPAddress.Loopback, 0.25, 1, stop.Token);
 
+        // Stop once the test has run two intervals (half a second): a stop before the server's ready has no counts to
+        // print, and on a loaded machine the handshake alone can take longer than any fixed delay.
+        for (var i = 0; i < 2400 && Regex.Count(Written(), "\"event\":\"interval\"") < 2; i++)
+        {
+            Assert.False(run.IsCompleted, $"{Written()} {error}");
+            await Task.Delay(25);
+        }
+
+        await stop.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => run.WaitAsync(TimeSpan.FromSeconds(60)));
-        using var document = JsonDocument.Parse(output.ToString());
+        using var document = JsonDocument.Parse(Written().Split('\n', StringSplitOptions.RemoveEmptyEntries)[^1]);
         var client = document.RootElement;
-        Assert.True(client.GetProperty("cutShort").GetBoolean(), output.ToString());
+        Assert.True(client.GetProperty("cutShort").GetBoolean(), Written());
         var sent = client.GetProperty("sender");
         var received = client.GetProperty("receiver");
-        Assert.True(sent.GetProperty("datagrams").GetInt64() > 0, output.ToString());
+        Assert.True(sent.GetProperty("datagrams").GetInt64() > 0, Written());
         Assert.InRange(sent.GetProperty("seconds").GetDouble(), 0.5, 20);
-        Assert.True(received.GetProperty("datagrams").GetInt64() > 0, output.ToString());
+        Assert.True(received.GetProperty("datagrams").GetInt64() > 0, Written());
 
         var report = await server.ReportAsync(1);
         Assert.True(report.GetProperty("cutShort").GetBoolean(), report.ToString());

@@ -113,9 +113,7 @@ internal static class ServerCommand
                 }
                 catch (Exception e) when (ControlAdmission.IsClientFailure(e))
                 {
-                    console.Note(test.Kind == ControlClientKind.Iperf3
-                        ? $"salvo server: iperf3 client {test.Remote}: test ended: {e.Message}"
-                        : $"salvo server: rejected {test.Remote}: {e.Message}");
+                    console.Note(TestEndedNote(test.Kind, test.Remote, e));
                     engine.EndTest();
                 }
                 finally
@@ -331,4 +329,16 @@ internal static class ServerCommand
         SocketError.AddressNotAvailable => new CliException($"-B/--bind: {address} is not an address of this host.", CliException.FailureExitCode),
         _ => null,
     };
+
+    /// <summary>
+    /// The log line for a test that ended on the client's side: a client that sent something malformed is rejected; one
+    /// that went away (killed, its connection reset or closed, or silent past the limit) only ended its test.
+    /// </summary>
+    internal static string TestEndedNote(ControlClientKind kind, EndPoint remote, Exception failure) =>
+        (kind, failure) switch
+        {
+            (ControlClientKind.Iperf3, _) => $"salvo server: iperf3 client {remote}: test ended: {failure.Message}",
+            (_, InvalidDataException) => $"salvo server: rejected {remote}: {failure.Message}",
+            _ => $"salvo server: test with {remote} ended: {failure.Message}",
+        };
 }
