@@ -6,6 +6,16 @@ if (args.Length > 0 && args[0] == "io-models")
     return IoModelComparison.Run(args[1..]);
 }
 
+if (args.Length > 0 && args[0] == "many-sockets" && OperatingSystem.IsLinux())
+{
+    return ManySocketsDriver.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "many-sockets-serve")
+{
+    return ManySocketsServer.Run(args[1..]);
+}
+
 if (args.Length > 0 && args[0] == "tunnel-peers")
 {
     return TunnelPeerScale.Run(args[1..]);

@@ -5,6 +5,7 @@ namespace Salvo.Benchmarks;
 /// <summary>Pins the calling thread to a core and reads its CPU time (Linux; no-ops elsewhere).</summary>
 internal static partial class ThreadPlacement
 {
+    private const int RusageSelf = 0;
     private const int RusageThread = 1;
 
     public static void PinTo(int core)
@@ -19,7 +20,12 @@ internal static partial class ThreadPlacement
     }
 
     /// <summary>User plus system CPU time of the calling thread.</summary>
-    public static TimeSpan ThreadCpuTime()
+    public static TimeSpan ThreadCpuTime() => CpuTime(RusageThread);
+
+    /// <summary>User plus system CPU time of every thread of this process.</summary>
+    public static TimeSpan ProcessCpuTime() => CpuTime(RusageSelf);
+
+    private static TimeSpan CpuTime(int who)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -32,7 +38,7 @@ internal static partial class ThreadPlacement
             // Safety: struct rusage is 144 bytes on 64-bit Linux; the span holds 18 longs = 144 bytes.
             fixed (long* pointer = usage)
             {
-                _ = GetRusage(RusageThread, pointer);
+                _ = GetRusage(who, pointer);
             }
         }
 

@@ -69,6 +69,8 @@ public sealed class LinuxAbiTests
         Assert.Equal(16, Unsafe.SizeOf<IoUringRecvMsgOut>());
         Assert.Equal(24, Unsafe.SizeOf<IoUringGetEventsArg>());
         Assert.Equal(16, Unsafe.SizeOf<KernelTimespec>());
+        Assert.Equal(16, Unsafe.SizeOf<IoUringProbeHeader>());
+        Assert.Equal(8, Unsafe.SizeOf<IoUringProbeOp>());
     }
 
     [Fact]
@@ -116,12 +118,20 @@ public sealed class LinuxAbiTests
         IoUringRecvMsgOut output = default;
         Assert.Equal(8, (byte*)&output.PayloadLength - (byte*)&output);
         Assert.Equal(12, (byte*)&output.Flags - (byte*)&output);
+
+        IoUringProbeHeader probe = default;
+        Assert.Equal(1, (byte*)&probe.OpsLength - (byte*)&probe);
+
+        IoUringProbeOp op = default;
+        Assert.Equal(2, (byte*)&op.Flags - (byte*)&op);
     }
 
     [Fact]
     public void IoUringConstants_MatchTheKernelHeader()
     {
         Assert.Equal(425, IoUringConstants.SYS_io_uring_setup);
+        Assert.Equal(8u, IoUringConstants.IORING_REGISTER_PROBE);
+        Assert.Equal(1, IoUringConstants.IO_URING_OP_SUPPORTED);
         Assert.Equal(426, IoUringConstants.SYS_io_uring_enter);
         Assert.Equal(427, IoUringConstants.SYS_io_uring_register);
         Assert.Equal(0, IoUringConstants.IORING_OP_NOP);

@@ -102,6 +102,13 @@ internal sealed unsafe partial class IoUringEngine
             return null;
         }
 
+        if (IoUringOpcodeProbe.Refusal(ring, IoUringOpcodeProbe.BackendOpcodes) is { } missing)
+        {
+            ring.Dispose();
+            refusal = missing;
+            return null;
+        }
+
         var small = ProvidedBufferRing.TryRegister(ring, 0, smallBuffers, HeaderBytes + ControlMessages.ReceiveStride + SmallPayloadBytes, out errno);
         var large = small is null ? null : ProvidedBufferRing.TryRegister(ring, 1, largeBuffers, HeaderBytes + ControlMessages.ReceiveStride + LargePayloadBytes, out errno);
         if (small is null || large is null)

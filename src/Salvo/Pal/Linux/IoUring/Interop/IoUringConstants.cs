@@ -53,6 +53,10 @@ internal static class IoUringConstants
     // io_uring_register opcodes
     public const uint IORING_REGISTER_PBUF_RING = 22;
     public const uint IORING_UNREGISTER_PBUF_RING = 23;
+    public const uint IORING_REGISTER_PROBE = 8;
+
+    // io_uring_probe_op.flags
+    public const ushort IO_URING_OP_SUPPORTED = 1 << 0;
 
     // io_uring_sqe.cancel_flags
     public const uint IORING_ASYNC_CANCEL_ALL = 1 << 0;

@@ -133,6 +133,31 @@ internal struct IoUringGetEventsArg
     public ulong Timeout;
 }
 
+/// <summary>
+/// <c>struct io_uring_probe</c> without its flexible array: 16 bytes, followed by <see cref="OpsLength"/>
+/// <see cref="IoUringProbeOp"/> entries once IORING_REGISTER_PROBE (5.6) has filled it.
+/// </summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct IoUringProbeHeader
+{
+    public byte LastOp;
+    public byte OpsLength;
+    public ushort Reserved;
+    public uint Reserved2;
+    public uint Reserved3;
+    public uint Reserved4;
+}
+
+/// <summary><c>struct io_uring_probe_op</c>: 8 bytes, one opcode's entry in the probe.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct IoUringProbeOp
+{
+    public byte Op;
+    public byte Reserved;
+    public ushort Flags;
+    public uint Reserved2;
+}
+
 /// <summary><c>struct __kernel_timespec</c>: 16 bytes.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct KernelTimespec
