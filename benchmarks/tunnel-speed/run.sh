@@ -7,7 +7,8 @@
 # in it. Then, rounds interleaved with `openssl speed -evp chacha20-poly1305 -bytes 1420` (one EVP_CipherUpdate per
 # packet on a context set up once) and the same with -aead (a nonce, 13 bytes of associated data and a final per
 # packet, as TLS does; OpenSSL's own tag is not read), the tunnel's own seal and
-# open of a 1,420-byte packet in CPU time (Salvo.Benchmarks aead-cost; with BEFORE_BENCHMARKS also an older build's).
+# open of a 1,420-byte packet in CPU time (Salvo.Benchmarks aead-cost; with BEFORE_BENCHMARKS also an older build's),
+# and, where cc is installed, the same OpenSSL calls from C (evp-sequence.c): the update alone and the whole seal.
 # Last, where perf is installed, one more Salvo <-> Salvo transfer with perf counting each end's system calls (the
 # sys_enter tracepoints of the calls a data path makes) over the same middle third, per data packet A sent (TCP
 # payload / 1,368, the MSS through a 1,420-byte MTU); counting slows the run, so its rate is in no table.
@@ -159,7 +160,17 @@ if command -v perf >/dev/null; then
   down
 fi
 
+# The same OpenSSL calls from C, where a C compiler is installed: the floor under the tunnel's own figure.
+here=$(cd "$(dirname "$0")" && pwd)
+evp_sequence=""
+if command -v cc >/dev/null && cc -O2 -o "$out/evp-sequence" "$here/evp-sequence.c" -lcrypto 2> "$out/evp-sequence.log"; then
+  evp_sequence=$out/evp-sequence
+fi
 for round in $(seq "$rounds"); do
+  if [[ -n $evp_sequence ]]; then
+    "$evp_sequence" update > "$out/evp-update_$round.txt"
+    "$evp_sequence" packet > "$out/evp-packet_$round.txt"
+  fi
   for build in ${BEFORE_BENCHMARKS:+before} after; do
     dll=$benchmarks
     [[ $build == before ]] && dll=$BEFORE_BENCHMARKS
@@ -218,6 +229,10 @@ print("|---|---:|---:|---|")
 print(f"| openssl speed -evp chacha20-poly1305 | {s:.3f} | 1.00x | {', '.join(f'{x:.3f}' for x in plain)} |")
 if tls:
     print(f"| openssl speed -aead -evp chacha20-poly1305 | {statistics.median(tls):.3f} | {statistics.median(tls) / s:.2f}x | {', '.join(f'{x:.3f}' for x in tls)} |")
+for mode, label in (("update", "C, EVP_CipherUpdate alone"), ("packet", "C, the tunnel's calls per seal")):
+    v = [float(re.search(r"([0-9.]+) us/packet", open(p).read()).group(1)) for p in sorted(glob.glob(os.path.join(out, f"evp-{mode}_*.txt")))]
+    if v:
+        print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
 for build in ("before", "after"):
     if build not in aead:
         continue
