@@ -1,11 +1,12 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Salvo.Interop.Linux;
 
 namespace Salvo.Tunnel.Tests.Interop;
 
 /// <summary>
 /// The tunnel's own interop matches the kernel and OpenSSL headers (x86-64 glibc): the TUN device's ifreq, flags and
-/// ioctl numbers, the open(2) flags, the errno values the device acts on, OpenSSL's AEAD controls, and the shared
+/// ioctl numbers, the open(2) flags, the errno values the device acts on, OpenSSL's parameter struct, and the shared
 /// structs as compiled into this assembly.
 /// </summary>
 public sealed class TunAbiTests
@@ -75,10 +76,16 @@ public sealed class TunAbiTests
     }
 
     [Fact]
-    public void AeadControls_MatchOpenSslsHeader()
+    public void OsslParam_MatchesOpenSslsHeader()
     {
-        // include/openssl/evp.h: EVP_CTRL_AEAD_GET_TAG and EVP_CTRL_AEAD_SET_TAG.
-        Assert.Equal(0x10, Libcrypto.EVP_CTRL_AEAD_GET_TAG);
-        Assert.Equal(0x11, Libcrypto.EVP_CTRL_AEAD_SET_TAG);
+        // include/openssl/core.h: struct ossl_param_st on LP64 (key, data_type padded to 8, data, data_size,
+        // return_size) and OSSL_PARAM_OCTET_STRING.
+        Assert.Equal(40, Marshal.SizeOf<OsslParam>());
+        Assert.Equal(0, (int)Marshal.OffsetOf<OsslParam>(nameof(OsslParam.Key)));
+        Assert.Equal(8, (int)Marshal.OffsetOf<OsslParam>(nameof(OsslParam.DataType)));
+        Assert.Equal(16, (int)Marshal.OffsetOf<OsslParam>(nameof(OsslParam.Data)));
+        Assert.Equal(24, (int)Marshal.OffsetOf<OsslParam>(nameof(OsslParam.DataSize)));
+        Assert.Equal(32, (int)Marshal.OffsetOf<OsslParam>(nameof(OsslParam.ReturnSize)));
+        Assert.Equal(5u, Libcrypto.OSSL_PARAM_OCTET_STRING);
     }
 }

@@ -3,9 +3,10 @@ using System.Runtime.InteropServices;
 namespace Salvo.Interop.Linux;
 
 /// <summary>
-/// An EVP_CIPHER_CTX holding one key. Imports take it as a <see cref="SafeHandle"/>, so a context disposed while
-/// another thread uses it is freed only after that call returns, and later calls throw
-/// <see cref="ObjectDisposedException"/>. EVP_CIPHER_CTX_free wipes the key schedule (OPENSSL_cleanse).
+/// An EVP_CIPHER_CTX holding one key. Its user holds a reference (DangerousAddRef) for a whole operation and passes
+/// the raw pointer to the imports, so a context disposed while another thread uses it is freed only after that
+/// operation ends, and later operations throw <see cref="ObjectDisposedException"/>. EVP_CIPHER_CTX_free wipes the key
+/// schedule (OPENSSL_cleanse).
 /// </summary>
 internal sealed class SafeEvpCipherContextHandle : SafeHandle
 {
