@@ -20,8 +20,8 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
       echo "$name $round $(echo "$point" | grep -o '"method":"[a-z-]*"' | cut -d'"' -f4)" \
         "size=$(echo "$point" | grep -o '"payloadBytes":[0-9]*' | cut -d: -f2)" \
         "pps=$(echo "$point" | grep -o '"datagramsPerSecond":[0-9.]*' | cut -d: -f2)" \
-        "rcpu=$(echo "$point" | grep -o '"receiverCpuPercent":[0-9.]*' | cut -d: -f2)" >> "$out"
-    done
+        "rcpu=$(echo "$point" | grep -o '"receiverCpuPercent":[0-9.]*' | cut -d: -f2)"
+    done | awk '!seen[$0]++' >> "$out"
   done
 done
 echo "end $(date -u '+%F %H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"
