@@ -14,6 +14,7 @@ public sealed class LinuxAbiTests
         Assert.Equal(64, Unsafe.SizeOf<MMsgHdr>());
         Assert.Equal(16, Unsafe.SizeOf<CMsgHdr>());
         Assert.Equal(8, Unsafe.SizeOf<PollFd>());
+        Assert.Equal(16, Unsafe.SizeOf<TimeVal>());
     }
 
     [Fact]
@@ -47,6 +48,10 @@ public sealed class LinuxAbiTests
         Assert.Equal(32, Constants.MSG_TRUNC);
         Assert.Equal(8, Constants.MSG_CTRUNC);
         Assert.Equal(64, Constants.MSG_DONTWAIT);
+        Assert.Equal(65536, Constants.MSG_WAITFORONE);
+        Assert.Equal(20, Constants.SO_RCVTIMEO);
+        Assert.Equal(3, Constants.F_GETFL);
+        Assert.Equal(0x800, Constants.O_NONBLOCK);
         Assert.Equal(8, Constants.IP_PKTINFO);
         Assert.Equal(49, Constants.IPV6_RECVPKTINFO);
         Assert.Equal(50, Constants.IPV6_PKTINFO);

@@ -8,9 +8,11 @@ using Salvo.Internal;
 namespace Salvo.Pal;
 
 /// <summary>
-/// Linux: recvmmsg/sendmmsg on the socket's descriptor, always non-blocking (MSG_DONTWAIT). When the
-/// socket is empty, the async path waits on the runtime's own epoll engine through a zero-byte
-/// MSG_PEEK receive, which consumes nothing; the blocking path waits in poll(2).
+/// Linux: recvmmsg/sendmmsg on the socket's descriptor. Sends and the async path's receives are non-blocking
+/// (MSG_DONTWAIT); when the socket is empty, the async path waits on the runtime's own epoll engine through a
+/// zero-byte MSG_PEEK receive, which consumes nothing. The blocking receive waits inside recvmmsg itself
+/// (MSG_WAITFORONE, see LinuxDatagramPal.BlockingReceive.cs), or in poll(2) once the runtime has made the
+/// descriptor non-blocking.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed partial class LinuxDatagramPal : DatagramPal
@@ -59,14 +61,11 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     /// <summary>recvmmsg with MSG_DONTWAIT: one system call, EAGAIN when empty.</summary>
     public override bool CanSpinReceive => true;
 
-    /// <summary>The wait is poll(2), which shutdown(2) at dispose wakes (inet_shutdown in net/ipv4/af_inet.c).</summary>
+    /// <summary>The wait is recvmmsg or poll(2), both of which shutdown(2) at dispose wakes (inet_shutdown in net/ipv4/af_inet.c).</summary>
     public override bool BlockingReceiveWakesOnClose => true;
 
     public override ValueTask<int> ReceiveAsync(ReceiveBatch batch, CancellationToken cancellationToken) =>
         ReceiveCoreAsync(batch, new AwaitReadiness(cancellationToken));
-
-    public override int Receive(ReceiveBatch batch, int timeoutMilliseconds) =>
-        Completed(ReceiveCoreAsync(batch, new BlockOnDescriptor(new PollDeadline(timeoutMilliseconds))));
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<int> ReceiveCoreAsync<TWait>(ReceiveBatch batch, TWait wait)
@@ -74,7 +73,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
     {
         while (true)
         {
-            var count = TryReceive(batch, out var errno);
+            var count = TryReceive(batch, Constants.MSG_DONTWAIT, out var errno);
             if (count > 0)
             {
                 return count;
@@ -114,7 +113,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
 
     protected override void Close()
     {
-        // shutdown(2) wakes a thread blocked in poll(2) on this socket; close(2) alone would not.
+        // shutdown(2) wakes a thread blocked in recvmmsg or poll(2) on this socket; close(2) alone would not.
         try
         {
             _ = Libc.Shutdown(_handle, Constants.SHUT_RDWR);
@@ -127,7 +126,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         Socket.Dispose();
     }
 
-    private unsafe int TryReceive(ReceiveBatch batch, out Errno errno)
+    private unsafe int TryReceive(ReceiveBatch batch, int flags, out Errno errno)
     {
         EnableGroFor(batch);
         var vectors = VectorsOf(batch);
@@ -137,7 +136,7 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         {
             // Safety: the vectors were made for this batch, with exactly Capacity pinned headers pointing into its pinned
             // buffer; Reset restored every length the kernel may write through.
-            received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, Constants.MSG_DONTWAIT, null);
+            received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, flags, null);
         }
         catch (ObjectDisposedException)
         {
@@ -146,12 +145,14 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
 
         errno = received < 0 ? Libc.LastErrno : Errno.None;
 
-        if (received <= 0)
+        if (received <= 0 || IsDisposed)
         {
             batch.SetCount(0);
-            if (received == 0)
+            if (received >= 0)
             {
-                // Zero messages only after shutdown(2): the socket is being disposed.
+                // Zero messages only after shutdown(2); a wait that shutdown(2) ends returns one empty message with no
+                // sender (__skb_wait_for_more_packets in net/core/datagram.c reports RCV_SHUTDOWN as success), which is
+                // not a datagram. Either way the socket is being disposed.
                 throw Disposed();
             }
 

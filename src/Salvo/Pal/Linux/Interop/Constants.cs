@@ -20,6 +20,7 @@ internal static partial class Constants
     // include/uapi/asm-generic/socket.h
     public const int SO_SNDBUF = 7;
     public const int SO_RCVBUF = 8;
+    public const int SO_RCVTIMEO = 20;
     public const int SO_REUSEPORT = 15;
     public const int SO_SNDBUFFORCE = 32;
     public const int SO_RCVBUFFORCE = 33;
@@ -73,6 +74,10 @@ internal static partial class Constants
     public const int MSG_ERRQUEUE = 8192;
     public const int MSG_NOSIGNAL = 16384;
     public const int MSG_WAITFORONE = 65536;
+
+    // fcntl(2): include/uapi/asm-generic/fcntl.h
+    public const int F_GETFL = 3;
+    public const int O_NONBLOCK = 0x800;
 
     // shutdown(2): glibc's bits/socket.h (inet_shutdown in net/ipv4/af_inet.c takes them as how + 1)
     public const int SHUT_RD = 0;

@@ -34,3 +34,11 @@ internal struct CMsgHdr
     public int Level;
     public int Type;
 }
+
+/// <summary><c>struct timeval</c>: 16 bytes (64-bit time_t), the value of SO_RCVTIMEO.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct TimeVal
+{
+    public long Seconds;
+    public long Microseconds;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Request/response with one request in flight, blocking, beside C and stock sockperf, interleaved point by point
+# in every round (512 B requests and responses; every server or responder on SERVER_CPU, every client on CLIENT_CPU):
+#   c               udplimit ppserver + udplimit ppclient -n 1            (src/Salvo.Perf/Lab/c/udplimit.c)
+#   sockperf        sockperf server + sockperf ping-pong --full-rtt       (stock)
+#   rr:NAME         salvo rr -P 1: client thread and in-process responder thread pinned by salvo (one process)
+#   server:NAME     salvo server + salvo rr -P 1 --server (two processes, pinned with taskset)
+# for each Salvo build in BUILDS ("NAME:DIR[:VAR=VALUE]" ..., DIR holding Salvo.Perf.dll, VAR=VALUE put in its
+# environment; default "after:src/Salvo.Perf/bin/Release/net10.0"), so before and after share every round.
+# Each point warms up 0.5 s and measures 3 s (sockperf: its own 4 s run). CPU per request: CPU time (user + system,
+# from /proc/PID/stat) of both ends' processes over 2 s inside the measured window, over the requests answered then.
+# Needs bash, taskset, cc (or UDPLIMIT=a built udplimit), sockperf (SOCKPERF=path) and dotnet; no python.
+# Usage: benchmarks/rr-one-in-flight/run.sh [OUT]    (ROUNDS=5; SERVER_CPU=1 and CLIENT_CPU=0 place the two ends)
+# Then:  python3 benchmarks/rr-one-in-flight/summary.py OUT
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+C=${UDPLIMIT:-}
+if [ -z "$C" ]; then
+  C=$(mktemp -d)/udplimit
+  cc -O2 -Wall -Wextra -o "$C" "$root/src/Salvo.Perf/Lab/c/udplimit.c" || { echo "building the C reference failed" >&2; exit 2; }
+fi
+SOCKPERF=${SOCKPERF:-sockperf}
+BUILDS=${BUILDS:-after:$root/src/Salvo.Perf/bin/Release/net10.0}
+for build in $BUILDS; do
+  dir=$(echo "$build" | cut -d: -f2)
+  [ -f "$dir/Salvo.Perf.dll" ] || { echo "no Salvo.Perf.dll in $dir (build: dotnet build src/Salvo.Perf -c Release)" >&2; exit 2; }
+done
+command -v "$SOCKPERF" > /dev/null || { echo "sockperf is not installed (SOCKPERF=path)" >&2; exit 2; }
+out=${1:-rr-one-in-flight.txt}; : > "$out"
+tmp=$(mktemp -d)
+port=54000
+S=${SERVER_CPU:-1}
+K=${CLIENT_CPU:-0}
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+ticks() { # PID...: utime + stime, summed over the processes, in clock ticks
+  local total=0 p fields
+  for p in "$@"; do
+    fields=$(sed 's/^.*) //' "/proc/$p/stat" 2> /dev/null) || continue
+    set -- $fields
+    total=$((total + ${12} + ${13}))
+  done
+  echo $total
+}
+measure_cpu() { # FILE DELAY PID...: ticks over the 2 s window that starts DELAY s from now
+  local file=$1 delay=$2; shift 2
+  sleep "$delay"; local a; a=$(ticks "$@")
+  sleep 2;        local b; b=$(ticks "$@")
+  echo "$((b - a))" > "$file"
+}
+# Every process started here ends by itself; the watchdog ends it after 30 s if it does not.
+watch() { pids+=($1); (sleep 30; kill "$1" 2> /dev/null) > /dev/null 2>&1 & }
+field() { grep -o "$1=[0-9.]*" "$2" | head -1; }
+
+c_point() {
+  port=$((port + 1))
+  local server client
+  taskset -c $S "$C" ppserver -p $port -r 512 -t 15 -I 1 > /dev/null 2>&1 & server=$!; watch $server; sleep 0.3
+  taskset -c $K "$C" ppclient -p $port -n 1 -q 512 -t 3 -w 0.5 > "$tmp/out" 2>&1 & client=$!; watch $client
+  measure_cpu "$tmp/cpu" 0.5 $server $client
+  wait $client; wait $server
+  echo "c $round $(field rps "$tmp/out") $(field p50 "$tmp/out") $(field p99 "$tmp/out") ticks=$(cat "$tmp/cpu")" >> "$out"
+}
+
+sockperf_point() {
+  port=$((port + 1))
+  local server client
+  taskset -c $S "$SOCKPERF" server -i 127.0.0.1 -p $port > /dev/null 2>&1 & server=$!; watch $server; sleep 0.3
+  taskset -c $K "$SOCKPERF" ping-pong -i 127.0.0.1 -p $port -t 4 -m 512 --full-rtt > "$tmp/out" 2>&1 & client=$!; watch $client
+  measure_cpu "$tmp/cpu" 0.7 $server $client
+  wait $client; kill $server 2> /dev/null; wait $server 2> /dev/null
+  # sockperf: "[Valid Duration] RunTime=2.950 sec; SentMessages=N; ReceivedMessages=M" and "percentile 50.000 = X".
+  local run received p50 p99
+  run=$(grep -o 'RunTime=[0-9.]*' "$tmp/out" | head -1 | cut -d= -f2)
+  received=$(grep -o 'ReceivedMessages=[0-9]*' "$tmp/out" | head -1 | cut -d= -f2)
+  p50=$(grep 'percentile 50.000' "$tmp/out" | awk '{print $NF}')
+  p99=$(grep 'percentile 99.000' "$tmp/out" | awk '{print $NF}')
+  echo "sockperf $round rps=$(awk -v n="${received:-0}" -v t="${run:-1}" 'BEGIN{printf "%.0f", n/t}') p50=$p50 p99=$p99 ticks=$(cat "$tmp/cpu")" >> "$out"
+}
+
+rr_result() { # JSON file: the result's figures on one line (no python on the measuring machine)
+  local json; json=$(tr -d ' \n' < "$1")
+  echo "rps=$(echo "$json" | grep -o '"requestsPerSecond":[0-9.]*' | cut -d: -f2)" \
+       "p50=$(echo "$json" | grep -o '"p50Microseconds":[0-9.]*' | head -1 | cut -d: -f2)" \
+       "p99=$(echo "$json" | grep -o '"p99Microseconds":[0-9.]*' | head -1 | cut -d: -f2)" \
+       "lost=$(echo "$json" | grep -o '"lost":[0-9]*' | head -1 | cut -d: -f2)"
+}
+
+rr_point() { # NAME DIR ENV
+  local client
+  taskset -c $K,$S env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" rr -P 1 --request 512 --response 512 -t 3 --warmup 0.5 --client-cpu $K --responder-cpu $S --json > "$tmp/out.json" 2> /dev/null &
+  client=$!; watch $client
+  # The window opens once the runtime has started (0.3-0.6 s) and warmed up 0.5 s: sample inside it.
+  measure_cpu "$tmp/cpu" 1.1 $client
+  wait $client
+  echo "rr:$1 $round $(rr_result "$tmp/out.json") ticks=$(cat "$tmp/cpu")" >> "$out"
+}
+
+server_point() { # NAME DIR ENV
+  port=$((port + 1))
+  local server client
+  taskset -c $S env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" server -p $port -i 0 > /dev/null 2>&1 & server=$!; watch $server; sleep 1.5
+  taskset -c $K env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" rr -P 1 --request 512 --response 512 -t 3 --warmup 0.5 --server 127.0.0.1:$port --client-cpu $K --json > "$tmp/out.json" 2> /dev/null & client=$!; watch $client
+  measure_cpu "$tmp/cpu" 1.1 $server $client
+  wait $client; kill $server 2> /dev/null; wait $server 2> /dev/null
+  echo "server:$1 $round $(rr_result "$tmp/out.json") ticks=$(cat "$tmp/cpu")" >> "$out"
+}
+
+echo "start $(date -u '+%F %H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg) clk_tck $(getconf CLK_TCK) cpus $(nproc) server_cpu $S client_cpu $K" >> "$out"
+for round in $(seq 1 "${ROUNDS:-5}"); do
+  c_point
+  for build in $BUILDS; do rr_point "$(echo "$build" | cut -d: -f1)" "$(echo "$build" | cut -d: -f2)" "$(echo "$build" | cut -d: -f3)"; done
+  sockperf_point
+  for build in $BUILDS; do server_point "$(echo "$build" | cut -d: -f1)" "$(echo "$build" | cut -d: -f2)" "$(echo "$build" | cut -d: -f3)"; done
+done
+echo "end $(date -u '+%F %H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"

@@ -1,0 +1,139 @@
+using Salvo.Interop.Linux;
+
+namespace Salvo.Pal;
+
+/// <summary>
+/// The blocking receive: when the socket is empty, one recvmmsg that sleeps in the kernel until the first datagram
+/// arrives and then takes what else is queued (MSG_WAITFORONE), the wait bounded by SO_RCVTIMEO. Waiting in poll(2)
+/// instead cost one more call per wake-up (poll, then the recvmmsg that takes the datagram): at one request in
+/// flight, a quarter of each end's system calls per request (docs/benchmarks.md, "One request in flight").
+/// </summary>
+internal sealed partial class LinuxDatagramPal
+{
+    private const int DescriptorUnknown = 0;
+    private const int DescriptorBlocks = 1;
+    private const int DescriptorNonBlocking = 2; // or refuses SO_RCVTIMEO: either way, the poll(2) path
+
+    // The kernel honours MSG_WAITFORONE's wait only on a descriptor without O_NONBLOCK (____sys_recvmsg in
+    // net/socket.c turns O_NONBLOCK into MSG_DONTWAIT). The runtime sets O_NONBLOCK for good at the socket's first
+    // asynchronous operation, so this is read once and again whenever a wait ends without a datagram.
+    private int _descriptorMode;
+
+    // The SO_RCVTIMEO last set, in milliseconds (0: none, the kernel's "wait forever"); set again only when a wait
+    // asks for another, so a steady caller pays no setsockopt per receive.
+    private int _receiveTimeoutMilliseconds;
+
+    public override int Receive(ReceiveBatch batch, int timeoutMilliseconds) =>
+        timeoutMilliseconds != 0 && DescriptorIsBlocking(recheck: false)
+            ? ReceiveInKernel(batch, timeoutMilliseconds)
+            : ReceiveAfterPoll(batch, new PollDeadline(timeoutMilliseconds));
+
+    private int ReceiveAfterPoll(ReceiveBatch batch, PollDeadline deadline) =>
+        Completed(ReceiveCoreAsync(batch, new BlockOnDescriptor(deadline)));
+
+    private int ReceiveInKernel(ReceiveBatch batch, int timeoutMilliseconds)
+    {
+        var deadline = new PollDeadline(timeoutMilliseconds);
+
+        // What is already queued is taken without sleeping, as before; only an empty socket waits in the kernel. Going
+        // to sleep without this first try saves one more call per wake-up, but the receiver then falls asleep while a
+        // sender is still filling its queue, and each extra wake-up costs the sender more than the call saves
+        // (docs/design.md, "I/O models").
+        var ready = TryReceive(batch, Constants.MSG_DONTWAIT, out var errno);
+        if (ready > 0)
+        {
+            return ready;
+        }
+
+        if (errno != Errno.EAGAIN)
+        {
+            HandleReceiveError(errno);
+        }
+
+        // The first wait is the caller's whole timeout (up to a slice), read off the argument rather than the clock, so a
+        // caller that always asks for the same timeout finds SO_RCVTIMEO already set and pays no setsockopt.
+        var slice = timeoutMilliseconds < 0 ? PollDeadline.SliceMilliseconds : Math.Min(timeoutMilliseconds, PollDeadline.SliceMilliseconds);
+        while (true)
+        {
+            if (!TrySetReceiveTimeout(slice))
+            {
+                return ReceiveAfterPoll(batch, deadline);
+            }
+
+            var count = TryReceive(batch, Constants.MSG_WAITFORONE, out errno);
+            if (count > 0)
+            {
+                return count;
+            }
+
+            if (errno != Errno.EAGAIN)
+            {
+                HandleReceiveError(errno);
+            }
+            else if (!DescriptorIsBlocking(recheck: true))
+            {
+                return ReceiveAfterPoll(batch, deadline);
+            }
+
+            if (!deadline.TryNextSlice(out slice))
+            {
+                return 0;
+            }
+        }
+    }
+
+    private bool DescriptorIsBlocking(bool recheck)
+    {
+        var mode = Volatile.Read(ref _descriptorMode);
+        if (mode != DescriptorUnknown && (mode == DescriptorNonBlocking || !recheck))
+        {
+            return mode == DescriptorBlocks;
+        }
+
+        int flags;
+        try
+        {
+            flags = Libc.Fcntl(_handle, Constants.F_GETFL);
+        }
+        catch (ObjectDisposedException)
+        {
+            throw Disposed();
+        }
+
+        // Once non-blocking, the runtime never clears O_NONBLOCK again, so that answer is kept.
+        mode = flags >= 0 && (flags & Constants.O_NONBLOCK) == 0 ? DescriptorBlocks : DescriptorNonBlocking;
+        Volatile.Write(ref _descriptorMode, mode);
+        return mode == DescriptorBlocks;
+    }
+
+    /// <summary>
+    /// Bounds the next wait; false when the kernel refused the timeout. Threads that share the socket with different timeouts may each wait once for the other's
+    /// (at most one <see cref="PollDeadline.SliceMilliseconds"/> slice) before their own deadline is seen.
+    /// </summary>
+    private unsafe bool TrySetReceiveTimeout(int milliseconds)
+    {
+        if (Volatile.Read(ref _receiveTimeoutMilliseconds) == milliseconds)
+        {
+            return true;
+        }
+
+        var value = new TimeVal { Seconds = milliseconds / 1000, Microseconds = milliseconds % 1000 * 1000L };
+        try
+        {
+            // Safety: the timeval is a local passed by address with its own size to one synchronous setsockopt.
+            if (Libc.SetSockOpt(_handle, Constants.SOL_SOCKET, Constants.SO_RCVTIMEO, &value, (uint)sizeof(TimeVal)) != 0)
+            {
+                // Without the timeout the wait would have no deadline: this socket waits in poll(2) from now on.
+                Volatile.Write(ref _descriptorMode, DescriptorNonBlocking);
+                return false;
+            }
+        }
+        catch (ObjectDisposedException)
+        {
+            throw Disposed();
+        }
+
+        Volatile.Write(ref _receiveTimeoutMilliseconds, milliseconds);
+        return true;
+    }
+}

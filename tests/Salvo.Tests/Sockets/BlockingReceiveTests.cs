@@ -1,0 +1,244 @@
+using System.Buffers.Binary;
+using System.Net;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+
+namespace Salvo.Tests.Sockets;
+
+/// <summary>
+/// The batched backend's blocking receive: one request in flight, each end on its own thread, where every request
+/// costs a wake-up. The receive waits inside recvmmsg (MSG_WAITFORONE, bounded by SO_RCVTIMEO), not in poll(2)
+/// between two recvmmsg calls; shutdown(2) at dispose still ends that wait, and a descriptor the runtime has made
+/// non-blocking falls back to poll(2).
+/// </summary>
+[Collection(NonParallelCollection.Name)]
+[SupportedOSPlatform("linux")]
+public sealed class BlockingReceiveTests
+{
+    private const int WarmUp = 2_000;
+    private const int Measured = 20_000;
+
+    // recvmmsg's system call number, as /proc/PID/task/TID/syscall names it: arch/x86/entry/syscalls/syscall_64.tbl
+    // (poll there is 7) and include/uapi/asm-generic/unistd.h for arm64 (where glibc's poll is ppoll, 73).
+    private static int RecvMmsgNumber => RuntimeInformation.ProcessArchitecture switch
+    {
+        System.Runtime.InteropServices.Architecture.X64 => 299,
+        System.Runtime.InteropServices.Architecture.Arm64 => 243,
+        var other => throw new PlatformNotSupportedException($"no recvmmsg number recorded for {other}"),
+    };
+
+    [RequiresFact(Requirement.Linux)]
+    public void OneRequestInFlight_EveryRequestIsAnsweredOnce_AndNeitherEndAllocates()
+    {
+        using var server = Open();
+        using var client = Open();
+        client.Connect(server.LocalAddress);
+        Exception? failure = null;
+        long serverBytes = -1;
+        long clientBytes = -1;
+        long answered = 0;
+
+        var serverThread = new Thread(() => Guard(ref failure, () =>
+        {
+            var requests = new ReceiveBatch(capacity: 64, bufferSize: 2048);
+            var replies = new SendBatch(capacity: 64, maxDatagramSize: 64);
+            long before = 0;
+            for (var served = 0; served < WarmUp + Measured;)
+            {
+                if (served == WarmUp)
+                {
+                    before = GC.GetAllocatedBytesForCurrentThread();
+                }
+
+                if (server.Receive(requests, TimeSpan.FromSeconds(10)) == 0)
+                {
+                    throw new TimeoutException($"the server waited 10 s for request {served}");
+                }
+
+                foreach (var request in requests)
+                {
+                    replies.Add(request.Payload, request.Source);
+                    served++;
+                }
+
+                server.Send(replies);
+                replies.Clear();
+            }
+
+            serverBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+        }));
+
+        var clientThread = new Thread(() => Guard(ref failure, () =>
+        {
+            var responses = new ReceiveBatch(capacity: 64, bufferSize: 2048);
+            var request = new SendBatch(capacity: 1, maxDatagramSize: 64);
+            long before = 0;
+            for (long sequence = 0; sequence < WarmUp + Measured; sequence++)
+            {
+                if (sequence == WarmUp)
+                {
+                    before = GC.GetAllocatedBytesForCurrentThread();
+                }
+
+                request.Clear();
+                request.TryAdd(64, DatagramAddress.None, out var slot);
+                BinaryPrimitives.WriteInt64LittleEndian(slot, sequence);
+                client.Send(request);
+                if (client.Receive(responses, TimeSpan.FromSeconds(10)) != 1)
+                {
+                    throw new InvalidOperationException($"request {sequence}: expected exactly one response, got {responses.Count}");
+                }
+
+                foreach (var response in responses)
+                {
+                    var echoed = BinaryPrimitives.ReadInt64LittleEndian(response.Payload);
+                    if (echoed != sequence)
+                    {
+                        throw new InvalidOperationException($"request {sequence} was answered with {echoed}");
+                    }
+
+                    answered++;
+                }
+            }
+
+            clientBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+        }));
+
+        serverThread.Start();
+        clientThread.Start();
+        Assert.True(clientThread.Join(TimeSpan.FromSeconds(120)), "the client did not finish");
+        Assert.True(serverThread.Join(TimeSpan.FromSeconds(10)), "the server did not finish");
+        Assert.Null(failure);
+        Assert.Equal(WarmUp + Measured, answered);
+        Assert.Equal(WarmUp + Measured, server.GetStatistics().DatagramsReceived);
+        Assert.Equal(0, serverBytes);
+        Assert.Equal(0, clientBytes);
+    }
+
+    [RequiresFact(Requirement.Linux)]
+    public void BlockedReceive_SleepsInsideRecvmmsg_NotInPoll()
+    {
+        using var receiver = Open();
+        using var sender = Open();
+        var (thread, task) = StartBlockedReceive(receiver, TimeSpan.FromSeconds(10));
+
+        // The thread is asleep once its state is S and its system call stays the same for a while.
+        var call = WaitUntilAsleep(thread);
+        SendOne(sender, receiver.LocalAddress);
+        Assert.True(task.Wait(TimeSpan.FromSeconds(10)), "the receive did not return");
+        Assert.Equal(1, task.Result);
+        Assert.True(call == RecvMmsgNumber, $"the blocked receive slept in system call {call}, not recvmmsg ({RecvMmsgNumber})");
+    }
+
+    [RequiresFact(Requirement.Linux)]
+    public void DisposeDuringABlockedReceive_EndsIt_WithoutReportingADatagram()
+    {
+        var receiver = Open();
+        var (thread, task) = StartBlockedReceive(receiver, Timeout.InfiniteTimeSpan);
+        WaitUntilAsleep(thread);
+        receiver.Dispose();
+        var ended = Assert.Throws<AggregateException>(() => task.Wait(TimeSpan.FromSeconds(10)));
+        Assert.IsType<ObjectDisposedException>(ended.InnerException);
+        Assert.Equal(0, receiver.GetStatistics().DatagramsReceived);
+    }
+
+    [RequiresFact(Requirement.Linux)]
+    public async Task AfterAnAsyncReceive_TheBlockingReceiveStillWaitsForItsDeadline_AndReceives()
+    {
+        // The runtime makes the descriptor non-blocking at its first asynchronous operation (the async receive's
+        // readiness peek), where recvmmsg can no longer wait: the blocking receive must then wait in poll(2).
+        using var receiver = Open();
+        using var sender = Open();
+        var batch = new ReceiveBatch(capacity: 8, bufferSize: 2048);
+        var pending = receiver.ReceiveAsync(batch);
+        Assert.False(pending.IsCompleted);
+        SendOne(sender, receiver.LocalAddress);
+        Assert.Equal(1, await pending);
+
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        Assert.Equal(0, receiver.Receive(batch, TimeSpan.FromMilliseconds(100)));
+        Assert.True(clock.ElapsedMilliseconds >= 90, $"the receive returned after {clock.ElapsedMilliseconds} ms, before its deadline");
+
+        var (_, task) = StartBlockedReceive(receiver, TimeSpan.FromSeconds(10));
+        SendOne(sender, receiver.LocalAddress);
+        Assert.True(task.Wait(TimeSpan.FromSeconds(10)), "the receive did not return");
+        Assert.Equal(1, task.Result);
+    }
+
+    [RequiresFact(Requirement.Linux)]
+    public void BlockingReceive_ThatTimesOut_ReturnsZero_AndTheNextOneStillReceives()
+    {
+        using var receiver = Open();
+        using var sender = Open();
+        var batch = new ReceiveBatch(capacity: 8, bufferSize: 2048);
+        Assert.Equal(0, receiver.Receive(batch, TimeSpan.FromMilliseconds(20)));
+        Assert.Equal(0, receiver.Receive(batch, TimeSpan.FromMilliseconds(1)));
+        SendOne(sender, receiver.LocalAddress);
+        SendOne(sender, receiver.LocalAddress);
+        Thread.Sleep(20);
+        Assert.Equal(2, receiver.Receive(batch, TimeSpan.FromSeconds(10)));
+    }
+
+    private static DatagramSocket Open() => new(new DatagramSocketOptions
+    {
+        LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+        Backend = DatagramBackend.LinuxBatched,
+        ReceiveBufferSize = 1 << 20,
+    });
+
+    private static void SendOne(DatagramSocket sender, DatagramAddress to)
+    {
+        var batch = new SendBatch(capacity: 1, maxDatagramSize: 16);
+        batch.Add(new byte[16], to);
+        Assert.Equal(1, sender.Send(batch));
+    }
+
+    private static void Guard(ref Exception? failure, Action body)
+    {
+        try
+        {
+            body();
+        }
+        catch (Exception e)
+        {
+            failure = e;
+        }
+    }
+
+    /// <summary>Starts a receive on a thread of its own; returns the thread's /proc path and the receive's count.</summary>
+    private static (string Thread, Task<int> Receive) StartBlockedReceive(DatagramSocket socket, TimeSpan timeout)
+    {
+        var path = new TaskCompletionSource<string>();
+        var receive = Task.Factory.StartNew(
+            () =>
+            {
+                path.SetResult("/proc/" + new DirectoryInfo("/proc/thread-self").LinkTarget);
+                return socket.Receive(new ReceiveBatch(capacity: 8, bufferSize: 2048), timeout);
+            },
+            TaskCreationOptions.LongRunning);
+        return (path.Task.WaitAsync(TimeSpan.FromSeconds(10)).GetAwaiter().GetResult(), receive);
+    }
+
+    /// <summary>Waits (at most 10 s) until the thread sleeps in one system call; returns that call's number.</summary>
+    private static int WaitUntilAsleep(string thread)
+    {
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(10);
+        var stable = 0;
+        var last = -1;
+        while (DateTime.UtcNow < deadline)
+        {
+            var state = File.ReadAllText(thread + "/stat").Split(')')[1].Trim()[0];
+            var call = int.TryParse(File.ReadAllText(thread + "/syscall").Split(' ')[0], out var number) ? number : -1;
+            stable = state == 'S' && call == last ? stable + 1 : 0;
+            last = call;
+            if (stable >= 5)
+            {
+                return call;
+            }
+
+            Thread.Sleep(10);
+        }
+
+        throw new TimeoutException($"{thread} never slept in one system call (last: {last})");
+    }
+}
