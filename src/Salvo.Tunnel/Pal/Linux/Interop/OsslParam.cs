@@ -8,6 +8,8 @@ namespace Salvo.Interop.Linux;
 /// <c>OSSL_PARAM</c> (include/openssl/core.h): a parameter's NUL-terminated name, its type, a pointer to its value and
 /// the value's size, and the size a getter returned: 40 bytes. An array of them ends with one whose name is null.
 /// </summary>
+// Safety: the struct only carries pointers to memory its builder keeps pinned (the name is a static UTF-8 literal, the
+// value a caller's fixed buffer) for the one libcrypto call that reads it; nothing here dereferences them.
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct OsslParam
 {
