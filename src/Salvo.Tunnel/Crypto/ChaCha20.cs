@@ -27,6 +27,8 @@ internal static class ChaCha20
     }
 
     /// <summary>Writes the keystream block of <paramref name="counter"/> to <paramref name="output"/> (64 bytes).</summary>
+    // Crypto kernels run fully optimized from the first call: at tier 0 nothing is inlined, and the scalar path measured 5x slower a 1,420-byte packet.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Block(ReadOnlySpan<uint> key, ReadOnlySpan<byte> nonce, uint counter, Span<byte> output)
     {
         var n0 = BinaryPrimitives.ReadUInt32LittleEndian(nonce);

@@ -39,12 +39,17 @@ internal struct Poly1305
     }
 
     /// <summary>Absorbs <paramref name="data"/>, its last partial block padded with zeros to 16 bytes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void UpdatePadded(ReadOnlySpan<byte> data)
     {
+        // The accumulator and key in locals for the loop: the struct has too many fields for the JIT to keep in registers.
+        ulong h0 = _h0, h1 = _h1, h2 = _h2;
+        ulong r0 = _r0, r1 = _r1, r2 = _r2, s1 = _s1, s2 = _s2;
         var whole = data.Length & ~15;
         for (var i = 0; i < whole; i += 16)
         {
-            Block(BinaryPrimitives.ReadUInt64LittleEndian(data[i..]), BinaryPrimitives.ReadUInt64LittleEndian(data[(i + 8)..]));
+            var block = data.Slice(i, 16);
+            Block(ref h0, ref h1, ref h2, r0, r1, r2, s1, s2, BinaryPrimitives.ReadUInt64LittleEndian(block), BinaryPrimitives.ReadUInt64LittleEndian(block[8..]));
         }
 
         if (whole < data.Length)
@@ -52,12 +57,17 @@ internal struct Poly1305
             Span<byte> last = stackalloc byte[16];
             last.Clear();
             data[whole..].CopyTo(last);
-            Block(BinaryPrimitives.ReadUInt64LittleEndian(last), BinaryPrimitives.ReadUInt64LittleEndian(last[8..]));
+            Block(ref h0, ref h1, ref h2, r0, r1, r2, s1, s2, BinaryPrimitives.ReadUInt64LittleEndian(last), BinaryPrimitives.ReadUInt64LittleEndian(last[8..]));
         }
+
+        _h0 = h0;
+        _h1 = h1;
+        _h2 = h2;
     }
 
     /// <summary>Absorbs the final block of the AEAD construction: the two lengths as 64-bit little-endian numbers.</summary>
-    public void UpdateLengths(int associatedDataLength, int ciphertextLength) => Block((ulong)associatedDataLength, (ulong)ciphertextLength);
+    public void UpdateLengths(int associatedDataLength, int ciphertextLength) =>
+        Block(ref _h0, ref _h1, ref _h2, _r0, _r1, _r2, _s1, _s2, (ulong)associatedDataLength, (ulong)ciphertextLength);
 
     /// <summary>Writes the 16-byte tag: the accumulator reduced mod 2^130 - 5, plus s, mod 2^128.</summary>
     public readonly void Finish(Span<byte> tag)
@@ -108,40 +118,38 @@ internal struct Poly1305
         BinaryPrimitives.WriteUInt64LittleEndian(tag[8..], (h1 >> 20) | (h2 << 24));
     }
 
+    /// <summary>h = (h + block + 2^128) * r mod 2^130 - 5, partly reduced (limbs may exceed their width by a few bits).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Block(ulong t0, ulong t1)
+    private static void Block(ref ulong h0, ref ulong h1, ref ulong h2, ulong r0, ulong r1, ulong r2, ulong s1, ulong s2, ulong t0, ulong t1)
     {
-        var h0 = _h0 + (t0 & Mask44);
-        var h1 = _h1 + (((t0 >> 44) | (t1 << 20)) & Mask44);
-        var h2 = _h2 + (((t1 >> 24) & Mask42) | (1UL << 40));
+        var a0 = h0 + (t0 & Mask44);
+        var a1 = h1 + (((t0 >> 44) | (t1 << 20)) & Mask44);
+        var a2 = h2 + (((t1 >> 24) & Mask42) | (1UL << 40));
 
-        var d0High = Math.BigMul(h0, _r0, out var d0);
-        MultiplyAdd(ref d0, ref d0High, h1, _s2);
-        MultiplyAdd(ref d0, ref d0High, h2, _s1);
-        var d1High = Math.BigMul(h0, _r1, out var d1);
-        MultiplyAdd(ref d1, ref d1High, h1, _r0);
-        MultiplyAdd(ref d1, ref d1High, h2, _s2);
-        var d2High = Math.BigMul(h0, _r2, out var d2);
-        MultiplyAdd(ref d2, ref d2High, h1, _r1);
-        MultiplyAdd(ref d2, ref d2High, h2, _r0);
+        var d0High = Math.BigMul(a0, r0, out var d0);
+        MultiplyAdd(ref d0, ref d0High, a1, s2);
+        MultiplyAdd(ref d0, ref d0High, a2, s1);
+        var d1High = Math.BigMul(a0, r1, out var d1);
+        MultiplyAdd(ref d1, ref d1High, a1, r0);
+        MultiplyAdd(ref d1, ref d1High, a2, s2);
+        var d2High = Math.BigMul(a0, r2, out var d2);
+        MultiplyAdd(ref d2, ref d2High, a1, r1);
+        MultiplyAdd(ref d2, ref d2High, a2, r0);
 
         var c = (d0 >> 44) | (d0High << 20);
-        h0 = d0 & Mask44;
+        var n0 = d0 & Mask44;
         d1 += c;
         d1High += d1 < c ? 1UL : 0;
         c = (d1 >> 44) | (d1High << 20);
-        h1 = d1 & Mask44;
+        var n1 = d1 & Mask44;
         d2 += c;
         d2High += d2 < c ? 1UL : 0;
         c = (d2 >> 42) | (d2High << 22);
         h2 = d2 & Mask42;
-        h0 += c * 5;
-        c = h0 >> 44;
-        h0 &= Mask44;
-        h1 += c;
-        _h0 = h0;
-        _h1 = h1;
-        _h2 = h2;
+        n0 += c * 5;
+        c = n0 >> 44;
+        h0 = n0 & Mask44;
+        h1 = n1 + c;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
