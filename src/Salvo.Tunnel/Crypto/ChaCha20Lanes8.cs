@@ -120,8 +120,24 @@ internal static class ChaCha20Lanes8
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector256<uint> RotateLeft(Vector256<uint> value, [ConstantExpected] byte count) =>
-        Avx512F.VL.IsSupported
-            ? Avx512F.VL.RotateLeft(value, count)
-            : Vector256.ShiftLeft(value, count) | Vector256.ShiftRightLogical(value, 32 - count);
+    private static Vector256<uint> RotateLeft(Vector256<uint> value, [ConstantExpected] byte count)
+    {
+        if (Avx512F.VL.IsSupported)
+        {
+            return Avx512F.VL.RotateLeft(value, count);
+        }
+
+        // Whole-byte rotations are one byte shuffle (vpshufb) instead of two shifts and an OR.
+        if (count == 16)
+        {
+            return Avx2.Shuffle(value.AsByte(), Vector256.Create((byte)2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13)).AsUInt32();
+        }
+
+        if (count == 8)
+        {
+            return Avx2.Shuffle(value.AsByte(), Vector256.Create((byte)3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14)).AsUInt32();
+        }
+
+        return Vector256.ShiftLeft(value, count) | Vector256.ShiftRightLogical(value, 32 - count);
+    }
 }
