@@ -13,14 +13,17 @@ internal static class Bytes
     /// </summary>
     public static void Xor(ReadOnlySpan<byte> left, ReadOnlySpan<byte> right, Span<byte> output)
     {
-        ref var l = ref MemoryMarshal.GetReference(left);
-        ref var r = ref MemoryMarshal.GetReference(right);
-        ref var o = ref MemoryMarshal.GetReference(output);
-        var length = (nuint)output.Length;
         if (left.Length != output.Length || right.Length != output.Length)
         {
             throw new ArgumentException("The runs to XOR differ in length.", nameof(output));
         }
+
+        // Safety: the three runs were just checked to be one length, and every load and store below reads or writes
+        // whole vectors or words only while i plus their width is at most that length.
+        ref var l = ref MemoryMarshal.GetReference(left);
+        ref var r = ref MemoryMarshal.GetReference(right);
+        ref var o = ref MemoryMarshal.GetReference(output);
+        var length = (nuint)output.Length;
 
         nuint i = 0;
         if (Vector512.IsHardwareAccelerated)

@@ -78,6 +78,8 @@ internal static class ChaCha20Lanes16
         x14 += n1;
         x15 += n2;
 
+        // Safety: keystream was checked above to hold 1,024 bytes, one 64-byte block per lane, and the stores below write
+        // exactly those blocks.
         ref var output = ref MemoryMarshal.GetReference(keystream);
         // Rows 0-3, 4-7, 8-11, 12-15 each become four vectors whose 128-bit lane k holds those four words of packet
         // 4k + j (j the vector's index); the shuffles then gather one packet's four groups into one vector.

@@ -61,6 +61,8 @@ internal static class ChaCha20Lanes8
             QuarterRound(ref x3, ref x4, ref x9, ref x14);
         }
 
+        // Safety: keystream was checked above to hold 512 bytes, one 64-byte block per lane, and the stores below write
+        // exactly those blocks.
         ref var output = ref MemoryMarshal.GetReference(keystream);
         Transpose(
             x0 + Vector256.Create(ChaCha20.Constant0), x1 + Vector256.Create(ChaCha20.Constant1),
