@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 
-namespace Salvo.Tunnel.Crypto;
+namespace Salvo.Benchmarks.MultiBuffer;
 
 /// <summary>XOR of byte runs, the widest vector the hardware has first: how keystream meets data.</summary>
 internal static class Bytes

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 using System.Runtime.Intrinsics.X86;
 
-namespace Salvo.Tunnel.Crypto;
+namespace Salvo.Benchmarks.MultiBuffer;
 
 /// <summary>
 /// Sixteen ChaCha20 states at once in AVX-512 registers: lane i of each of the sixteen state vectors is packet i's

@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 
-namespace Salvo.Tunnel.Crypto;
+namespace Salvo.Benchmarks.MultiBuffer;
 
 /// <summary>
 /// The ChaCha20 stream cipher of RFC 8439 section 2.4 in plain scalar code, one 64-byte block at a time: the reference

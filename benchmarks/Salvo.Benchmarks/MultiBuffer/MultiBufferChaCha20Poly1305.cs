@@ -1,7 +1,8 @@
 using System.Buffers.Binary;
 using System.Security.Cryptography;
+using Salvo.Tunnel.Crypto;
 
-namespace Salvo.Tunnel.Crypto;
+namespace Salvo.Benchmarks.MultiBuffer;
 
 /// <summary>
 /// ChaCha20-Poly1305 (RFC 8439) that seals or opens a batch of packets under one key at once: ChaCha20 runs sixteen
@@ -37,7 +38,10 @@ internal sealed class MultiBufferChaCha20Poly1305 : IAead
     /// <inheritdoc />
     public IAeadKey CreateKey(ReadOnlySpan<byte> key) => new Key(key, Lanes);
 
-    private sealed class Key : IAeadKey
+    /// <summary>A key with the batch calls as well as the single ones.</summary>
+    public IBatchAeadKey CreateBatchKey(ReadOnlySpan<byte> key) => new Key(key, Lanes);
+
+    private sealed class Key : IBatchAeadKey
     {
         private const int MaxLanes = ChaCha20Lanes16.Lanes;
 

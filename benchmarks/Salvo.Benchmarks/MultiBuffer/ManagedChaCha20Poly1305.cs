@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
+using Salvo.Tunnel.Crypto;
 
-namespace Salvo.Tunnel.Crypto;
+namespace Salvo.Benchmarks.MultiBuffer;
 
 /// <summary>
 /// ChaCha20-Poly1305 (RFC 8439 section 2.8) in plain scalar managed code, one packet at a time: the reference the

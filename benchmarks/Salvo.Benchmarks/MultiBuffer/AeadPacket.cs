@@ -1,8 +1,8 @@
-namespace Salvo.Tunnel.Crypto;
+namespace Salvo.Benchmarks.MultiBuffer;
 
 /// <summary>
-/// Where one packet of a batch lies in the batch's buffer (<see cref="IAeadKey.SealBatch"/>,
-/// <see cref="IAeadKey.TryOpenBatch"/>): offsets and lengths rather than spans, so a batch is plain data on the stack.
+/// Where one packet of a batch lies in the batch's buffer (<see cref="IBatchAeadKey.SealBatch"/>,
+/// <see cref="IBatchAeadKey.TryOpenBatch"/>): offsets and lengths rather than spans, so a batch is plain data on the stack.
 /// The associated data must not overlap the packet's body or tag.
 /// </summary>
 /// <param name="Offset">Where the plaintext (and the ciphertext that replaces it) starts.</param>

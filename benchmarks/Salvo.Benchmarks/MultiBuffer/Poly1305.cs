@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
-namespace Salvo.Tunnel.Crypto;
+namespace Salvo.Benchmarks.MultiBuffer;
 
 /// <summary>
 /// The Poly1305 one-time authenticator of RFC 8439 section 2.5 as the AEAD construction uses it (section 2.8): every
