@@ -39,13 +39,34 @@ public sealed partial class TunnelEngine
         }
     }
 
-    /// <summary>This end's keys and every peer as the control socket's <c>get</c> reports them.</summary>
-    internal (WireGuardKey? PrivateKey, IReadOnlyList<ControlPeer> Peers) GetControlState()
+    /// <summary>
+    /// This end's private key and the peers configured now, by reference (8 bytes a peer): the control socket's
+    /// <c>get</c> then takes their state a page at a time with <see cref="GetControlPeers"/>, so a million-peer answer
+    /// never holds every peer's status at once, and the lock is never held for the whole answer.
+    /// </summary>
+    internal (WireGuardKey? PrivateKey, Peer[] Peers) GetControlSnapshot()
     {
         lock (_gate)
         {
-            var peers = GetPeers();
-            return (PrivateKey, [.. peers.Select(status => new ControlPeer(status, WireGuardKey.FromBytes(_peers.Find(status.PublicKey.Bytes)!.PresharedKey)))]);
+            return (PrivateKey, _peers.ToArray());
+        }
+    }
+
+    /// <summary>Adds to <paramref name="into"/> the state of up to <paramref name="count"/> peers of a snapshot from <paramref name="start"/>, leaving out any removed since.</summary>
+    internal void GetControlPeers(Peer[] snapshot, int start, int count, List<ControlPeer> into)
+    {
+        ArgumentNullException.ThrowIfNull(snapshot);
+        ArgumentNullException.ThrowIfNull(into);
+        lock (_gate)
+        {
+            for (var i = start; i < Math.Min(snapshot.Length, start + count); i++)
+            {
+                var peer = snapshot[i];
+                if (_peers.Contains(peer))
+                {
+                    into.Add(new ControlPeer(StatusOf(peer), WireGuardKey.FromBytes(peer.PresharedKey)));
+                }
+            }
         }
     }
 
