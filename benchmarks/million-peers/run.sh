@@ -8,13 +8,16 @@
 #   exec' takes to start 'wg --version', the floor under it).
 # Then Salvo's start from a wg-quick file with PEERS peers ('wireguard-salvo up', every peer inside the interface's
 # address prefix, so no peer route): time from launch to its "up" line and its RSS.
-# wireguard-go runs at WG_GO_PEERS peers (default: PEERS, capped at 100,000: a million peers take it past the 24 GiB
-# and the minutes this machine has; the line says which count it ran).
+# wireguard-go runs at WG_GO_PEERS peers (default: PEERS, capped at 60,000: wireguard-go refuses a peer past 65,536,
+# its device.MaxPeers, "too many peers"), and Salvo once more at that count; each line says which count it ran.
+# ROUNDS=N repeats the daemons' lines N times, alternating them (default 1); BEFORE=PATH adds another wireguard-salvo
+# build (an older checkout's) to each round, at wireguard-go's peer count.
 # Linux, root, wg, wireguard-go, ip, python3; the .NET SDK to build. Bounded: every wait has a limit.
-# Usage: sudo benchmarks/million-peers/run.sh [PEERS]   (SALVO_NO_BUILD=1 skips the build; ONLY=salvo|wireguard-go)
+# Usage: sudo benchmarks/million-peers/run.sh [PEERS]   (SALVO_NO_BUILD=1 skips the build; ONLY=salvo|wireguard-go;
+#        NO_UP=1 skips the start from a file)
 set -u
 peers=${1:-1000000}
-wg_go_peers=${WG_GO_PEERS:-$((peers < 100000 ? peers : 100000))}
+wg_go_peers=${WG_GO_PEERS:-$((peers < 60000 ? peers : 60000))}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 ns=salvomil$$
@@ -86,15 +89,19 @@ measure() {
 "$here/peers.py" "$peers" > "$dir/salvo.conf"
 if [ "$wg_go_peers" -eq "$peers" ]; then cp "$dir/salvo.conf" "$dir/wg-go.conf"; else "$here/peers.py" "$wg_go_peers" > "$dir/wg-go.conf"; fi
 
-if [ "${ONLY:-}" != wireguard-go ]; then
-  measure wireguard-salvo "$peers" "$dir/salvo.conf" "$daemon" -f
-  if [ "$wg_go_peers" -ne "$peers" ]; then measure wireguard-salvo "$wg_go_peers" "$dir/wg-go.conf" "$daemon" -f; fi
-fi
-if [ "${ONLY:-}" != salvo ]; then
-  measure wireguard-go "$wg_go_peers" "$dir/wg-go.conf" env WG_PROCESS_FOREGROUND=1 wireguard-go
-fi
+for round in $(seq "${ROUNDS:-1}"); do
+  echo "== round $round"
+  if [ "${ONLY:-}" != wireguard-go ]; then
+    measure wireguard-salvo "$peers" "$dir/salvo.conf" "$daemon" -f
+    if [ "$wg_go_peers" -ne "$peers" ]; then measure wireguard-salvo "$wg_go_peers" "$dir/wg-go.conf" "$daemon" -f; fi
+  fi
+  if [ -n "${BEFORE:-}" ]; then measure salvo-before "$wg_go_peers" "$dir/wg-go.conf" "$BEFORE" -f; fi
+  if [ "${ONLY:-}" != salvo ]; then
+    measure wireguard-go "$wg_go_peers" "$dir/wg-go.conf" env WG_PROCESS_FOREGROUND=1 wireguard-go
+  fi
+done
 
-if [ "${ONLY:-}" != wireguard-go ]; then
+if [ "${ONLY:-}" != wireguard-go ] && [ -z "${NO_UP:-}" ]; then
   "$here/peers.py" "$peers" --address > "$dir/up.conf"
   ip netns add "$ns"
   ip -n "$ns" link set lo up

@@ -14,9 +14,9 @@ internal sealed class UapiConnection : IDisposable
     // Answers are written in pieces of this size, so a 10,000-peer get (about 2.5 MB of text) is never a second copy.
     private const int AnswerChunkBytes = 16 << 10;
 
-    // A set this large (about 85,000 peers) leaves hundreds of megabytes of parsed peers behind once applied (about 400
-    // bytes a peer); the collector keeps that memory for the next allocation unless told to give it back.
-    private const long GiveBackAfterBytes = 32 << 20;
+    // A set this large (about 40,000 peers) leaves tens to hundreds of megabytes of parsed peers behind once applied
+    // (about 400 bytes a peer); the collector keeps that memory for the next allocation unless told to give it back.
+    private const long GiveBackAfterBytes = 8 << 20;
 
     private readonly WireGuardControlSocket _owner;
     private readonly Socket _socket;
@@ -266,8 +266,8 @@ internal sealed class UapiConnection : IDisposable
             await AnswerAsync(stream, new StringBuilder("errno=").Append(errno).Append("\n\n")).ConfigureAwait(false);
             if (reader.BytesRead - start > GiveBackAfterBytes)
             {
-                // Measured at 100,000 peers: RSS 1,165 bytes a peer after wg setconf without this; the pause (a full
-                // compacting collection, under a second at a million peers) comes once per such request.
+                // Measured at 100,000 peers: RSS 1,269 bytes a peer after wg setconf without this; the pause (one full
+                // compacting collection) comes once per such request.
                 parser = null!;
                 GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
             }
