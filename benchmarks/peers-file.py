@@ -2,7 +2,8 @@
 """Writes a wg-quick file with PEERS peers to standard output: random keys (any 32 bytes is a valid X25519 public key
 for configuration), a /32 in 198.18.0.0/15 and a /128 in fd00:5a1::/64 per peer, an endpoint on loopback, as
 benchmarks/tunnel-peers writes them. usage: peers-file.py PEERS [--address]   (--address adds the Interface's
-Address line, outside the peers' prefixes, for a daemon that sets it; wg setconf takes the file without it)"""
+Address line, whose prefixes hold no peer's: a peer prefix inside them needs no route of its own, and this file
+measures adding them; for a daemon that sets it; wg setconf takes the file without it)"""
 import base64
 import os
 import sys
@@ -11,7 +12,7 @@ peers = int(sys.argv[1])
 print("[Interface]")
 print("PrivateKey = " + base64.b64encode(os.urandom(32)).decode())
 if "--address" in sys.argv[2:]:
-    print("Address = 198.19.255.254/15, fd00:5a1::ffff:1/64")
+    print("Address = 198.20.255.254/16, fd00:5a2::1/64")
 print("ListenPort = 0")
 for i in range(1, peers + 1):
     print()

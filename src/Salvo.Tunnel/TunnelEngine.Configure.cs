@@ -24,17 +24,12 @@ public sealed partial class TunnelEngine
                 ChangePrivateKey(change.PrivateKey);
             }
 
-            if (change.ReplacePeers)
+            if (change.ReplacePeers && _peers.Count > 0)
             {
                 // Peers the change names again keep their sessions (wireguard-go drops them all and makes them anew).
+                // One pass over the table: removing one at a time walked the list once per removed peer.
                 var named = change.Peers.Where(peer => !peer.Remove).Select(peer => peer.PublicKey).ToHashSet();
-                foreach (var peer in _peers.ToArray())
-                {
-                    if (!named.Contains(peer.PublicKeyText))
-                    {
-                        RemovePeer(peer);
-                    }
-                }
+                _peers.RemoveWhere(peer => !named.Contains(peer.PublicKeyText) && Unlink(peer));
             }
 
             foreach (var peerChange in change.Peers)
@@ -44,13 +39,34 @@ public sealed partial class TunnelEngine
         }
     }
 
-    /// <summary>This end's keys and every peer as the control socket's <c>get</c> reports them.</summary>
-    internal (WireGuardKey? PrivateKey, IReadOnlyList<ControlPeer> Peers) GetControlState()
+    /// <summary>
+    /// This end's private key and the peers configured now, by reference (8 bytes a peer): the control socket's
+    /// <c>get</c> then takes their state a page at a time with <see cref="GetControlPeers"/>, so a million-peer answer
+    /// never holds every peer's status at once, and the lock is never held for the whole answer.
+    /// </summary>
+    internal (WireGuardKey? PrivateKey, Peer[] Peers) GetControlSnapshot()
     {
         lock (_gate)
         {
-            var peers = GetPeers();
-            return (PrivateKey, [.. peers.Select(status => new ControlPeer(status, WireGuardKey.FromBytes(_peers.Find(status.PublicKey.Bytes)!.PresharedKey)))]);
+            return (PrivateKey, _peers.ToArray());
+        }
+    }
+
+    /// <summary>Adds to <paramref name="into"/> the state of up to <paramref name="count"/> peers of a snapshot from <paramref name="start"/>, leaving out any removed since.</summary>
+    internal void GetControlPeers(Peer[] snapshot, int start, int count, List<ControlPeer> into)
+    {
+        ArgumentNullException.ThrowIfNull(snapshot);
+        ArgumentNullException.ThrowIfNull(into);
+        lock (_gate)
+        {
+            for (var i = start; i < Math.Min(snapshot.Length, start + count); i++)
+            {
+                var peer = snapshot[i];
+                if (_peers.Contains(peer))
+                {
+                    into.Add(new ControlPeer(StatusOf(peer), WireGuardKey.FromBytes(peer.PresharedKey)));
+                }
+            }
         }
     }
 
@@ -73,9 +89,12 @@ public sealed partial class TunnelEngine
 
         foreach (var peer in _peers)
         {
-            ForgetKeys(peer);
-            peer.ForgetStaticSecret();
-            peer.Timers.HasSentInitiation = false;
+            if (peer.IsActive)
+            {
+                ForgetKeys(peer);
+                peer.ForgetStaticSecret();
+                peer.Timers.HasSentInitiation = false;
+            }
         }
     }
 
@@ -106,28 +125,31 @@ public sealed partial class TunnelEngine
             }
 
             // A peer the control socket adds speaks plain WireGuard: the TCP fallback is a configuration-file feature.
-            peer = new Peer(_crypto, change.PublicKey, null) { Path = new PeerPath(change.TcpFallback ?? TcpFallbackMode.Off, default) };
+            // It starts idle (no session) unless it must act by itself: TcpFallback = only dials from the tick.
+            peer = new Peer(change.PublicKey, change.TcpFallback ?? TcpFallbackMode.Off, _sessions);
             _peers.TryAdd(peer);
-            ScheduleTicks(peer);
+            if (peer.PathMode == TcpFallbackMode.Only)
+            {
+                _ = peer.Session;
+            }
         }
 
         if (change.SetsPresharedKey)
         {
-            if (change.PresharedKey is null)
-            {
-                peer.PresharedKey.AsSpan().Clear();
-            }
-            else
-            {
-                change.PresharedKey.Bytes.CopyTo(peer.PresharedKey);
-            }
+            peer.SetPresharedKey(change.PresharedKey);
         }
 
         if (change.Endpoint is { } endpoint)
         {
+            // An idle peer's path is made from its endpoint when it becomes active; TcpFallback = only keeps the
+            // UDP address in its path alone (it is always active).
             var address = DatagramAddress.FromIPEndPoint(endpoint);
-            peer.Path.UdpEndpoint = address;
-            if (peer.Path.Mode != TcpFallbackMode.Only)
+            if (peer.IsActive)
+            {
+                peer.Path.UdpEndpoint = address;
+            }
+
+            if (peer.PathMode != TcpFallbackMode.Only)
             {
                 peer.Endpoint = address;
             }
@@ -138,7 +160,11 @@ public sealed partial class TunnelEngine
         {
             keepaliveTurnedOn = peer.PersistentKeepalive == TimeSpan.Zero && interval > TimeSpan.Zero;
             peer.PersistentKeepalive = interval;
-            peer.Timers.PersistentKeepalive = interval > TimeSpan.Zero ? Deadline(interval) : 0;
+            if (interval > TimeSpan.Zero || peer.IsActive)
+            {
+                // A keepalive acts by itself, so its peer is active from now on.
+                peer.Timers.PersistentKeepalive = interval > TimeSpan.Zero ? Deadline(interval) : 0;
+            }
         }
 
         if (change.ReplaceAllowedIps)
@@ -164,7 +190,20 @@ public sealed partial class TunnelEngine
     private void RemovePeer(Peer peer)
     {
         _peers.Remove(peer);
+        Unlink(peer);
+    }
+
+    /// <summary>Everything of <see cref="RemovePeer"/> but the table; true, for <see cref="PeerTable.RemoveWhere"/>.</summary>
+    private bool Unlink(Peer peer)
+    {
         _routes.RemovePeer(peer);
+        if (!peer.IsActive)
+        {
+            // Idle: no keys, indices, timers, packets or connections to undo.
+            peer.Dispose();
+            return true;
+        }
+
         UnscheduleTicks(peer);
         ForgetKeys(peer);
         if (peer.Staged.Count > 0)
@@ -184,6 +223,7 @@ public sealed partial class TunnelEngine
         }
 
         peer.Dispose();
+        return true;
     }
 
     /// <summary>One peer as the control socket's <c>get</c> reports it: its status, and what <c>get</c> shows beyond it.</summary>

@@ -80,6 +80,12 @@ public sealed partial class TunnelEngine
         {
             foreach (var peer in _peers)
             {
+                if (!peer.IsActive)
+                {
+                    // An idle peer has no connection.
+                    continue;
+                }
+
                 var path = peer.Path;
                 if (path.DialedAddress == address)
                 {
@@ -382,7 +388,7 @@ public sealed partial class TunnelEngine
     /// <summary>Where a peer's messages go, as <c>salvo tunnel show</c> prints it: its UDP address on either path.</summary>
     private static System.Net.IPEndPoint? ShownEndpoint(Peer peer)
     {
-        var address = TcpPathAddress.IsTcp(peer.Endpoint) || peer.Path.Mode == TcpFallbackMode.Only ? peer.Path.UdpEndpoint : peer.Endpoint;
+        var address = TcpPathAddress.IsTcp(peer.Endpoint) || peer.PathMode == TcpFallbackMode.Only ? peer.Path.UdpEndpoint : peer.Endpoint;
         return address.HasValue ? address.ToIPEndPoint() : null;
     }
 }

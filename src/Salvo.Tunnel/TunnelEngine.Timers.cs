@@ -24,7 +24,14 @@ public sealed partial class TunnelEngine
             {
                 var peer = _ticking[i];
                 TickPeer(peer, now, output);
-                if (peer.Timers.AnyArmed || !peer.Path.IsResting)
+                if (peer.CanLetGo)
+                {
+                    // Silent past the key lifetime (or never answered): back to its configuration alone.
+                    peer.Timers.Armed = peer.Path.Woken = null;
+                    peer.IsTicking = false;
+                    peer.LetGo();
+                }
+                else if (peer.Timers.AnyArmed || !peer.Path.IsResting)
                 {
                     _ticking[kept++] = peer;
                 }
@@ -50,7 +57,10 @@ public sealed partial class TunnelEngine
         }
     }
 
-    /// <summary>Lets <paramref name="peer"/>'s timers and path put it on the tick's list, and puts it there for a first visit.</summary>
+    /// <summary>
+    /// Lets <paramref name="peer"/>'s timers and path put it on the tick's list, and puts it there for a first visit:
+    /// done when the peer takes a session, so an idle peer costs the tick nothing.
+    /// </summary>
     private void ScheduleTicks(Peer peer)
     {
         peer.Timers.Armed = peer.Path.Woken = () => Wake(peer);

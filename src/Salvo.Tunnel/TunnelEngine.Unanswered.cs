@@ -23,8 +23,9 @@ public sealed partial class TunnelEngine
     public static readonly TimeSpan UnansweredLogInterval = TimeSpan.FromSeconds(60);
 
     private bool IsUnanswered(Peer peer) =>
-        peer.Initiations.Unanswered >= UnansweredInitiations
-        && peer.Initiations.UnansweredSince is { } since
+        peer.InitiationsIfAny is { } initiations
+        && initiations.Unanswered >= UnansweredInitiations
+        && initiations.UnansweredSince is { } since
         && _time.GetUtcNow() - since >= UnansweredWindow;
 
     /// <summary>Logs that the peer does not answer, at most once per <see cref="UnansweredLogInterval"/>; under the lock.</summary>

@@ -29,6 +29,7 @@ public sealed partial class TunnelEngine : IDisposable
     private readonly TimeProvider _time;
     private readonly Random _jitter;
     private readonly PeerTable _peers = new();
+    private readonly PeerSessionPool _sessions;
     private readonly AllowedIps<Peer> _routes = new();
     private readonly SessionIndices<IndexEntry> _indices = new();
     private volatile int _mtu;
@@ -64,6 +65,7 @@ public sealed partial class TunnelEngine : IDisposable
         _mtu = settings.Mtu;
         settings.TcpFallback.Validate();
         _fallback = settings.TcpFallback;
+        _sessions = new PeerSessionPool(_crypto, ScheduleTicks);
 
         // No output: the engine is not started, so nothing is sent; Start sends the first keepalives.
         Configure(change, output: null);
@@ -120,25 +122,45 @@ public sealed partial class TunnelEngine : IDisposable
     {
         lock (_gate)
         {
-            return [.. _peers.ToArray().Select(peer => new PeerStatus(
-                peer.PublicKeyText,
-                ShownEndpoint(peer),
-                _routes.PrefixesOf(peer),
-                peer.LastHandshake,
-                peer.ReceivedBytes,
-                peer.SentBytes,
-                peer.PersistentKeepalive > TimeSpan.Zero ? peer.PersistentKeepalive : null,
-                peer.Current is not null)
-            {
-                Path = peer.Path.Current,
-                PathChanged = peer.Path.Changed,
-                PathReason = peer.Path.Reason,
-                InitiationsSent = peer.Initiations.Sent,
-                InitiationsUnanswered = peer.Initiations.Unanswered,
-                UnansweredSince = peer.Initiations.UnansweredSince,
-                IsUnanswered = IsUnanswered(peer),
-            })];
+            return [.. _peers.ToArray().Select(StatusOf)];
         }
+    }
+
+    /// <summary>Peers holding a session (keys, timers, queues) now; the others are idle and hold only their configuration.</summary>
+    internal int ActivePeers
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _sessions.Active;
+            }
+        }
+    }
+
+    /// <summary>One peer as <c>wg show</c> prints it; under the lock, and makes no session for an idle peer.</summary>
+    private PeerStatus StatusOf(Peer peer)
+    {
+        var path = peer.IsActive ? peer.Path : null;
+        var initiations = peer.InitiationsIfAny;
+        return new PeerStatus(
+            peer.PublicKeyText,
+            ShownEndpoint(peer),
+            _routes.PrefixesOf(peer),
+            peer.LastHandshake,
+            peer.ReceivedBytes,
+            peer.SentBytes,
+            peer.PersistentKeepalive > TimeSpan.Zero ? peer.PersistentKeepalive : null,
+            peer.Current is not null)
+        {
+            Path = path?.Current ?? Paths.TunnelPath.Udp,
+            PathChanged = path?.Changed,
+            PathReason = path?.Reason,
+            InitiationsSent = initiations?.Sent ?? 0,
+            InitiationsUnanswered = initiations?.Unanswered ?? 0,
+            UnansweredSince = initiations?.UnansweredSince,
+            IsUnanswered = IsUnanswered(peer),
+        };
     }
 
     /// <inheritdoc />

@@ -21,6 +21,22 @@ public sealed class StatusDirectoryTests : IDisposable
 
     public void Dispose() => Directory.Delete(_root, recursive: true);
 
+    /// <summary>A large tunnel's status is rewritten seldom and only its time refreshed between: the file stays current to 'show'.</summary>
+    [RequiresFact(Requirement.Linux)]
+    public void Touch_OldFile_IsCurrentAgain_AndAMissingOneIsSaid()
+    {
+        using var directory = StatusDirectory.Open(Folder);
+        Assert.Null(directory.Write("salvo0", "{}"u8));
+        var file = Path.Combine(Folder, "salvo0");
+        File.SetLastWriteTimeUtc(file, DateTime.UtcNow - TimeSpan.FromMinutes(10));
+
+        Assert.True(directory.Touch("salvo0"));
+
+        Assert.InRange(DateTime.UtcNow - File.GetLastWriteTimeUtc(file), TimeSpan.Zero, TimeSpan.FromMinutes(1));
+        Assert.Equal("{}", File.ReadAllText(file));
+        Assert.False(directory.Touch("absent"));
+    }
+
     /// <summary>The name the old code wrote before its rename: a link there made it overwrite the target.</summary>
     [RequiresFact(Requirement.Linux)]
     public void Write_LinkAtTheOldNextName_LeavesTheTargetAndWritesTheFile()

@@ -30,6 +30,20 @@ public sealed class UpShowTests : IDisposable
         Assert.Equal(["0.0.0.0/0", "::/0"], leftOut.Select(r => r.ToString()));
     }
 
+    /// <summary>The kernel routes the interface's own address prefixes through it already: a peer prefix inside one needs no route.</summary>
+    [Fact]
+    public void Routes_InsideTheInterfacesOwnPrefix_AreLeftToTheKernel()
+    {
+        var configuration = Salvo.Tunnel.Configuration.WireGuardConfigParser.Parse(
+            $"[Interface]\nPrivateKey = {WireGuardKey.GeneratePrivateKey()}\nAddress = 10.0.0.1/8, fd00:5a1::1/64\n" +
+            $"[Peer]\nPublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 10.1.2.3/32, 10.9.0.0/16, fd00:5a1::2/128\n" +
+            $"[Peer]\nPublicKey = {WireGuardKey.GeneratePrivateKey().DerivePublicKey()}\nAllowedIPs = 11.0.0.2/32, 10.0.0.0/7, fd00:5a2::2/128\n");
+
+        var (routes, _) = TunnelRoutes.For(configuration);
+
+        Assert.Equal(["11.0.0.2/32", "10.0.0.0/7", "fd00:5a2::2/128"], routes.Select(r => r.ToString()));
+    }
+
     [Fact]
     public void Routes_TableOff_AreNone()
     {

@@ -32,7 +32,8 @@ public sealed class UapiTarget : IFuzzTarget
                         return;
                     }
 
-                    _ = pair.Bob.GetControlState();
+                    var (_, peers) = pair.Bob.GetControlSnapshot();
+                    pair.Bob.GetControlPeers(peers, 0, peers.Length, []);
                     break;
                 case "set=1":
                     var lines = new List<string>();

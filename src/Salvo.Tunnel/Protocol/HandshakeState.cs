@@ -33,6 +33,17 @@ internal sealed class HandshakeState
     /// <summary>When an initiation was last sent early because a cookie reply came (monotonic); 0 when never.</summary>
     public long LastRetryAfterCookie { get; set; }
 
+    /// <summary>Wipes everything, the timestamp and rate-limit state too: the session goes to another peer.</summary>
+    public void Reset()
+    {
+        Clear();
+        LatestTimestamp.AsSpan().Clear();
+        LastInitiationConsumed = 0;
+        HasConsumedInitiation = false;
+        ResponseExemptedFromCookie = false;
+        LastRetryAfterCookie = 0;
+    }
+
     /// <summary>Wipes the secrets; the timestamp and rate-limit state outlive a handshake on purpose.</summary>
     public void Clear()
     {

@@ -1,32 +1,53 @@
-using System.Security.Cryptography;
-using Salvo.Tunnel.Crypto;
+using System.Runtime.CompilerServices;
+using Salvo.Tunnel.Paths;
+using Salvo.Tunnel.Routing;
 
 namespace Salvo.Tunnel.Protocol;
 
-/// <summary>Everything the engine keeps about one peer: keys, endpoint, handshake, sessions, timers, waiting packets.</summary>
-internal sealed class Peer : IDisposable
+/// <summary>
+/// Everything the engine keeps about one peer. An idle peer is its keys, endpoint and keepalive (its AllowedIPs live in
+/// the routing trie): about 500 bytes with its share of the tables, so a million fit in half a gigabyte. What a peer
+/// needs only while it speaks (handshake, keypairs, timers, waiting packets, the data path's tallies, the TCP fallback's
+/// path) is a <see cref="PeerSession"/>, taken from the engine's pool on first use and given back once the peer has
+/// been silent past the key lifetime (see TunnelEngine.Timers.cs). What <c>wg show</c> reports and the replay guard
+/// of its initiations outlive the session in a <see cref="PeerHistory"/>, made the first time the peer speaks.
+/// </summary>
+internal sealed class Peer : IDisposable, IRouteOwner
 {
     /// <summary>Packets kept while a handshake is under way; the oldest are dropped past this (the reference keeps 128).</summary>
     public const int StagedPacketLimit = 128;
 
-    private byte[]? _staticSecret;
-    private volatile EndpointBox _endpoint = new(default);
-    private bool _staticSecretInvalid;
+    /// <summary>The zeros a peer without a preshared key mixes (shared, never written: a preshared key is set by replacing it).</summary>
+    private static readonly byte[] s_noPresharedKey = new byte[MessageLayout.KeySize];
 
-    public Peer(TunnelCrypto crypto, WireGuardKey publicKey, WireGuardKey? presharedKey)
+    private readonly PeerSessionPool _sessions;
+    private readonly KeyBytes _publicKey;
+    private volatile EndpointBox? _endpoint;
+    private PeerSession? _session;
+    private PeerHistory? _history;
+
+    public Peer(WireGuardKey publicKey, TcpFallbackMode pathMode, PeerSessionPool sessions)
     {
-        PublicKeyText = publicKey;
-        PublicKey = publicKey.Bytes.ToArray();
-        PresharedKey = presharedKey?.Bytes.ToArray() ?? new byte[MessageLayout.KeySize];
-        Cookies = new CookieGenerator(crypto, PublicKey);
+        ArgumentNullException.ThrowIfNull(publicKey);
+        publicKey.Bytes.CopyTo(_publicKey);
+        PathMode = pathMode;
+        _sessions = sessions;
     }
 
-    public WireGuardKey PublicKeyText { get; }
+    /// <summary>The public key as an object, made on each call: for log lines and listings, not for the data path.</summary>
+    public WireGuardKey PublicKeyText => WireGuardKey.FromBytes(_publicKey);
 
-    public byte[] PublicKey { get; }
+    /// <summary>The public key's bytes, held in the peer itself (a key object and its array took 80 bytes more).</summary>
+    public ReadOnlySpan<byte> PublicKey => _publicKey;
 
-    /// <summary>The preshared key, or 32 zero bytes when none is set (the protocol mixes zeros then).</summary>
-    public byte[] PresharedKey { get; }
+    /// <inheritdoc />
+    public byte[]? OwnedPrefixes { get; set; }
+
+    /// <summary>The preshared key, or 32 zero bytes when none is set (the protocol mixes zeros then). Read only: set it with <see cref="SetPresharedKey"/>.</summary>
+    public byte[] PresharedKey { get; private set; } = s_noPresharedKey;
+
+    /// <summary>Whether the TCP fallback may carry this peer's messages (the configuration file's <c>TcpFallback</c>).</summary>
+    public TcpFallbackMode PathMode { get; }
 
     /// <summary>
     /// Where to send: the configured endpoint, then the source of the last authenticated packet (roaming). Held in an
@@ -35,102 +56,175 @@ internal sealed class Peer : IDisposable
     /// </summary>
     public DatagramAddress Endpoint
     {
-        get => _endpoint.Value;
+        get => _endpoint?.Value ?? default;
         set
         {
-            if (!_endpoint.Value.Equals(value))
+            if (!Endpoint.Equals(value))
             {
-                _endpoint = new EndpointBox(value);
+                _endpoint = value.HasValue ? new EndpointBox(value) : null;
             }
         }
     }
-
-    /// <summary>The device-to-network direction's work for this peer in the current batch.</summary>
-    public PeerTally SendTally { get; } = new();
-
-    /// <summary>The network-to-device direction's work for this peer in the current batch.</summary>
-    public PeerTally ReceiveTally { get; } = new();
 
     public TimeSpan PersistentKeepalive { get; set; }
 
-    /// <summary>Which path (UDP or TCP) messages go over, and the fallback's timers.</summary>
-    public required Paths.PeerPath Path { get; init; }
+    /// <summary>Whether the peer holds a session now (it spoke, or was spoken to, within the key lifetime).</summary>
+    public bool IsActive => _session is not null;
 
-    public HandshakeState Handshake { get; } = new();
+    /// <summary>The peer's session, taken from the pool if it has none: only under the engine's lock.</summary>
+    public PeerSession Session => _session ?? Activate();
+
+    /// <summary>What outlives the session; made the first time the peer becomes active.</summary>
+    public PeerHistory History => _history ??= new PeerHistory();
+
+    /// <summary>Which path (UDP or TCP) messages go over, and the fallback's timers.</summary>
+    public PeerPath Path => Session.Path;
+
+    public HandshakeState Handshake => Session.Handshake;
 
     /// <summary>Initiations sent, and how many in a row went unanswered.</summary>
-    public PeerInitiations Initiations { get; } = new();
+    public PeerInitiations Initiations => History.Initiations;
 
-    public CookieGenerator Cookies { get; }
+    /// <summary>Initiations sent and unanswered, for show; null before the peer ever sent one.</summary>
+    public PeerInitiations? InitiationsIfAny => _history?.Initiations;
 
-    public PeerTimers Timers { get; } = new();
+    public CookieGenerator Cookies => Session.Cookies;
+
+    public PeerTimers Timers => Session.Timers;
+
+    /// <summary>The device-to-network direction's work for this peer in the current batch.</summary>
+    public PeerTally SendTally => Session.SendTally;
+
+    /// <summary>The network-to-device direction's work for this peer in the current batch.</summary>
+    public PeerTally ReceiveTally => Session.ReceiveTally;
 
     /// <summary>Whether the engine's tick visits this peer (a deadline is armed or the path is away from rest).</summary>
-    public bool IsTicking { get; set; }
-
-    public Keypair? Previous { get; set; }
-
-    public Keypair? Current { get; set; }
-
-    /// <summary>The responder's new keys, used once the initiator's first packet under them arrives.</summary>
-    public Keypair? Next { get; set; }
-
-    public Queue<byte[]> Staged { get; } = new();
-
-    public DateTimeOffset? LastHandshake { get; set; }
-
-    public long ReceivedBytes { get; set; }
-
-    public long SentBytes { get; set; }
-
-    /// <summary>DH(our static private, peer static public), computed once; false for a low-order peer key.</summary>
-    public bool TryGetStaticSecret(LocalIdentity local, Span<byte> destination)
+    public bool IsTicking
     {
-        if (_staticSecret is null && !_staticSecretInvalid)
-        {
-            var secret = new byte[MessageLayout.KeySize];
-            if (local.Crypto.KeyAgreement.TryAgree(local.PrivateKey, PublicKey, secret))
-            {
-                _staticSecret = secret;
-            }
-            else
-            {
-                _staticSecretInvalid = true;
-            }
-        }
-
-        if (_staticSecret is null)
-        {
-            return false;
-        }
-
-        _staticSecret.CopyTo(destination);
-        return true;
+        get => _session?.IsTicking ?? false;
+        set => Session.IsTicking = value;
     }
 
-    /// <summary>Drops the cached DH result: this end's private key changed (it is computed again on the next handshake).</summary>
-    public void ForgetStaticSecret()
+    /// <summary>The keypairs: reading one never makes a session (the data path reads <see cref="Current"/> without the lock).</summary>
+    public Keypair? Previous
     {
-        if (_staticSecret is not null)
-        {
-            CryptographicOperations.ZeroMemory(_staticSecret);
-        }
+        get => _session?.Previous;
+        set => Session.Previous = value;
+    }
 
-        _staticSecret = null;
-        _staticSecretInvalid = false;
+    public Keypair? Current
+    {
+        get => _session?.Current;
+        set => Session.Current = value;
+    }
+
+    /// <summary>The responder's new keys, used once the initiator's first packet under them arrives.</summary>
+    public Keypair? Next
+    {
+        get => _session?.Next;
+        set => Session.Next = value;
+    }
+
+    public Queue<byte[]> Staged => Session.Staged;
+
+    /// <summary>Packets waiting for a handshake, without making a session to count none.</summary>
+    public int StagedCount => _session?.Staged.Count ?? 0;
+
+    public DateTimeOffset? LastHandshake
+    {
+        get => _history?.LastHandshake;
+        set => History.LastHandshake = value;
+    }
+
+    public long ReceivedBytes
+    {
+        get => _history?.ReceivedBytes ?? 0;
+        set => History.ReceivedBytes = value;
+    }
+
+    public long SentBytes
+    {
+        get => _history?.SentBytes ?? 0;
+        set => History.SentBytes = value;
+    }
+
+    /// <summary>
+    /// Whether the session can go back to the pool: no keys, no handshake under way, nothing waiting or tallied, no
+    /// timer, no keepalive to send, and no TCP connection or dial (TcpFallback = only always dials). A UDP path still
+    /// waiting for an answer is let go too: with the keys gone there is no session to carry over TCP, and the next
+    /// session starts its path afresh. The data path reaches a session only through a key, and the keys were zeroed
+    /// when their 540 s ran out (and refused at 180 s), so no thread still holds this one.
+    /// </summary>
+    public bool CanLetGo => _session is { } session
+        && session.Previous is null && session.Current is null && session.Next is null
+        && session.Handshake.Stage == HandshakeStage.None && session.Staged.Count == 0
+        && !session.SendTally.IsListed && !session.ReceiveTally.IsListed
+        && !session.Timers.AnyArmed && session.Path.Mode != TcpFallbackMode.Only && !session.Path.DialPending
+        && !session.Path.TcpAddress.HasValue && !session.Path.DialedAddress.HasValue
+        && PersistentKeepalive == TimeSpan.Zero;
+
+    /// <summary>Sets the preshared key, or none (zeros); the old key's bytes are wiped.</summary>
+    public void SetPresharedKey(WireGuardKey? presharedKey)
+    {
+        var old = PresharedKey;
+        PresharedKey = presharedKey is null ? s_noPresharedKey : presharedKey.Bytes.ToArray();
+        if (!ReferenceEquals(old, s_noPresharedKey))
+        {
+            System.Security.Cryptography.CryptographicOperations.ZeroMemory(old);
+        }
+    }
+
+    /// <summary>DH(our static private, peer static public), computed once a session; false for a low-order peer key.</summary>
+    public bool TryGetStaticSecret(LocalIdentity local, Span<byte> destination) => Session.TryGetStaticSecret(local, PublicKey, destination);
+
+    /// <summary>Drops the cached DH result: this end's private key changed (it is computed again on the next handshake).</summary>
+    public void ForgetStaticSecret() => _session?.ForgetStaticSecret();
+
+    /// <summary>Gives the session back to the pool (the caller checked <see cref="CanLetGo"/>), keeping what outlives it.</summary>
+    public void LetGo()
+    {
+        if (_session is { } session)
+        {
+            session.Handshake.LatestTimestamp.CopyTo(History.LatestTimestamp);
+            _session = null;
+            _sessions.Return(session);
+        }
     }
 
     public void Dispose()
     {
-        Previous?.Dispose();
-        Current?.Dispose();
-        Next?.Dispose();
-        Handshake.Clear();
-        if (_staticSecret is not null)
+        if (_session is { } session)
         {
-            CryptographicOperations.ZeroMemory(_staticSecret);
+            session.Dispose();
+            _session = null;
+            _sessions.Forget();
         }
+
+        SetPresharedKey(null);
+    }
+
+    private PeerSession Activate()
+    {
+        var session = _sessions.Rent(PublicKey, PathMode, Endpoint);
+        if (_history is { } history)
+        {
+            history.LatestTimestamp.CopyTo(session.Handshake.LatestTimestamp);
+        }
+        else
+        {
+            _history = new PeerHistory();
+        }
+
+        _session = session;
+        _sessions.Activated(this);
+        return session;
     }
 
     private sealed record EndpointBox(DatagramAddress Value);
+
+    [InlineArray(WireGuardKey.Size)]
+    private struct KeyBytes
+    {
+        private byte _first;
+    }
 }

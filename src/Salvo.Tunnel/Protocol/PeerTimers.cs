@@ -79,6 +79,18 @@ internal sealed class PeerTimers
         NeedAnotherKeepalive = false;
     }
 
+    /// <summary>Everything back to its start, no callback included: the session goes to another peer.</summary>
+    public void Reset()
+    {
+        Armed = null;
+        _retransmitHandshake = _sendKeepalive = _newHandshake = _zeroKeyMaterial = _persistentKeepalive = 0;
+        HandshakeAttempts = 0;
+        NeedAnotherKeepalive = false;
+        LastInitiationSent = 0;
+        HasSentInitiation = false;
+        SentLastMinuteHandshake = false;
+    }
+
     private long Arm(long deadline)
     {
         if (deadline != 0)

@@ -65,6 +65,13 @@ internal static partial class Libc
     [LibraryImport(Library, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int UnlinkAt(int directoryDescriptor, string path, int flags);
 
+    /// <summary>AT_SYMLINK_NOFOLLOW in include/uapi/linux/fcntl.h (the same on every architecture).</summary>
+    public const int SymlinkNoFollow = 0x100;
+
+    // Safety: a declaration; times is null (both times become now) or two timespecs that outlive the call.
+    [LibraryImport(Library, EntryPoint = "utimensat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static unsafe partial int SetTimesAt(int directoryDescriptor, string path, void* times, int flags);
+
     [LibraryImport(Library, EntryPoint = "geteuid")]
     public static partial uint EffectiveUserId();
 }

@@ -152,6 +152,10 @@ internal sealed class StatusDirectory : IDisposable
     /// <summary>Removes file <paramref name="name"/> (a link is removed itself, not its target); a missing one is fine.</summary>
     public void Delete(string name) => Libc.UnlinkAt(_fd, name, 0);
 
+    /// <summary>Sets file <paramref name="name"/>'s times to now, not following a link; false when that failed (it is gone, say).</summary>
+    // Safety: null times is utimensat's "now" for both; nothing is read or written through a pointer.
+    public unsafe bool Touch(string name) => Libc.SetTimesAt(_fd, name, null, Libc.SymlinkNoFollow) == 0;
+
     public void Dispose() => Libc.Close(_fd);
 
     private static DaemonException Failure(string path, string what) => new($"up: status folder {path} {what}: {LastError()}");

@@ -1,5 +1,10 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Security.Cryptography;
 using System.Text;
+using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
+using Salvo.Tunnel.Routing;
 using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Tunnel.Tests.Control;
@@ -109,6 +114,55 @@ public sealed class ControlSocketMemoryTests
         Assert.Equal("errno=0\n", UapiClient.Request(lab.Path, request.ToString()));
         Assert.Equal(10_000, lab.Device.Engine.GetPeers().Count);
         Assert.Equal(20_000, UapiClient.Values(lab.Get(), "allowed_ip").Count);
+    }
+
+    [Fact]
+    public void Get_HundredThousandPeers_WrittenAPageAtATime_NeverHoldingEveryPeersState()
+    {
+        const int Peers = 100_000;
+        using var lab = new UapiTestDevice(UapiLimits.Default with { RequestTimeout = TimeSpan.FromMinutes(2) });
+        Assert.Equal(0, lab.Device.Configure(HundredThousandPeers(Peers), out _));
+        var baseline = Heap();
+        using var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+        socket.Connect(new UnixDomainSocketEndPoint(lab.Path));
+        socket.Send("get=1\n\n"u8);
+        var buffer = new byte[64 << 10];
+        var text = new StringBuilder();
+        text.Append(Encoding.ASCII.GetString(buffer, 0, socket.Receive(buffer)));
+
+        // The reader stops: the server fills the socket's buffer and waits, holding what it holds while it writes.
+        Thread.Sleep(1_000);
+        var during = Heap();
+        Assert.True(during - baseline < 16 * MiB, $"{(during - baseline) / MiB} MiB held while the answer was written");
+
+        socket.ReceiveTimeout = 60_000;
+        while (!text.ToString(Math.Max(0, text.Length - 16), Math.Min(16, text.Length)).EndsWith("errno=0\n\n", StringComparison.Ordinal))
+        {
+            var read = socket.Receive(buffer);
+            Assert.True(read > 0, "the answer ended before errno=0");
+            text.Append(Encoding.ASCII.GetString(buffer, 0, read));
+        }
+
+        // Every peer once: 1 configured by the lab, and the 100,000.
+        Assert.Equal(Peers + 1, UapiClient.Values(text.ToString(), "public_key").Distinct().Count());
+        Assert.Equal(Peers + 1, UapiClient.Values(text.ToString(), "public_key").Count);
+    }
+
+    private static TunnelChange HundredThousandPeers(int peers)
+    {
+        var change = new TunnelChange();
+        for (var i = 2; i < peers + 2; i++)
+        {
+            var peer = new PeerChange(WireGuardKey.FromBytes(RandomNumberGenerator.GetBytes(WireGuardKey.Size)))
+            {
+                Endpoint = new IPEndPoint(IPAddress.Loopback, 10_000 + (i % 50_000)),
+                ReplaceAllowedIps = true,
+            };
+            peer.AllowedIps.Add(new IPPrefix(new IPAddress([10, (byte)(i >> 16), (byte)(i >> 8), (byte)i]), 32));
+            change.Peers.Add(peer);
+        }
+
+        return change;
     }
 
     private static string PublicKeyLine(int peer) => $"public_key={peer:x64}\n";

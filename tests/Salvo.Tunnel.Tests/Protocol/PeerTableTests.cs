@@ -73,5 +73,5 @@ public sealed class PeerTableTests
     }
 
     private static Peer NewPeer(WireGuardKey? key = null) =>
-        new(TunnelCrypto.Default, key ?? WireGuardKey.GeneratePrivateKey().DerivePublicKey(), null) { Path = new PeerPath(TcpFallbackMode.Off, default) };
+        new(key ?? WireGuardKey.GeneratePrivateKey().DerivePublicKey(), TcpFallbackMode.Off, new PeerSessionPool(TunnelCrypto.Default, _ => { }));
 }

@@ -5,7 +5,10 @@ namespace Salvo.Tunnel.Tests.Routing;
 
 public sealed class AllowedIpsConcurrencyTests
 {
-    private sealed class Owner;
+    private sealed class Owner : IRouteOwner
+    {
+        public byte[]? OwnedPrefixes { get; set; }
+    }
 
     [Fact]
     public async Task Replace_WhileAnotherThreadLooksUp_KeptPrefixNeverLosesItsOwner()

@@ -5,8 +5,10 @@ namespace Salvo.Tunnel.Tests.Routing;
 
 public sealed class AllowedIpsTests
 {
-    private sealed class Name(string value)
+    private sealed class Name(string value) : IRouteOwner
     {
+        public byte[]? OwnedPrefixes { get; set; }
+
         public override string ToString() => value;
     }
 

@@ -10,20 +10,31 @@ namespace Salvo.Tunnel.Control;
 /// </summary>
 internal static class UapiGetWriter
 {
+    /// <summary>Peers whose state is taken under the engine's lock at once: about 400 KB of text, a few ms of lock.</summary>
+    public const int PageSize = 1_024;
+
+    /// <summary>The whole answer into <paramref name="text"/> (tests; the connection writes it a page at a time).</summary>
     public static void Write(StringBuilder text, TunnelDevice device)
     {
-        foreach (var peer in WriteDevice(text, device))
+        var peers = WriteDevice(text, device);
+        var page = new List<TunnelEngine.ControlPeer>(PageSize);
+        for (var start = 0; start < peers.Length; start += PageSize)
         {
-            WritePeer(text, peer);
+            page.Clear();
+            device.Engine.GetControlPeers(peers, start, PageSize, page);
+            foreach (var peer in page)
+            {
+                WritePeer(text, peer);
+            }
         }
     }
 
-    /// <summary>Writes the device's lines and returns the peers to write after them, as one snapshot.</summary>
-    public static IReadOnlyList<TunnelEngine.ControlPeer> WriteDevice(StringBuilder text, TunnelDevice device)
+    /// <summary>Writes the device's lines and returns the snapshot of peers to write after them, a page at a time.</summary>
+    public static Protocol.Peer[] WriteDevice(StringBuilder text, TunnelDevice device)
     {
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(device);
-        var (privateKey, peers) = device.Engine.GetControlState();
+        var (privateKey, peers) = device.Engine.GetControlSnapshot();
         if (privateKey is not null)
         {
             Key(text, "private_key", privateKey);

@@ -2,8 +2,9 @@ namespace Salvo.Tunnel.Control;
 
 /// <summary>
 /// What one control connection may hold and for how long, and how many are served at once. The defaults keep the
-/// whole control socket under about 100 MB however its clients behave (see docs/tunnel.md, "Limits"), while a
-/// 10,000-peer <c>wg setconf</c> (about 3 MB, 10,000 peers, 20,000 AllowedIPs) still goes through in one request.
+/// small requests of the control socket's clients under about 100 MB however they behave (see docs/tunnel.md, "Limits"),
+/// while a 1,000,000-peer <c>wg setconf</c> (about 190 MB, 1,000,000 peers, 2,000,000 AllowedIPs) still goes through
+/// in one request; such a request holds its parsed peers (about 400 bytes each) until it is applied.
 /// </summary>
 internal sealed record UapiLimits
 {
@@ -20,11 +21,11 @@ internal sealed record UapiLimits
     /// <summary>The largest <c>set=1</c> request, its lines and newlines together. Defaults to <see cref="WireGuardControlSocket.MaxRequestBytes"/>.</summary>
     public long MaxRequestBytes { get; init; } = WireGuardControlSocket.MaxRequestBytes;
 
-    /// <summary><c>public_key</c> lines in one request. Defaults to 65,536.</summary>
-    public int MaxPeersPerRequest { get; init; } = 65_536;
+    /// <summary><c>public_key</c> lines in one request: a million-peer <c>wg setconf</c> fits. Defaults to 1,048,576.</summary>
+    public int MaxPeersPerRequest { get; init; } = 1 << 20;
 
-    /// <summary><c>allowed_ip</c> lines in one request. Defaults to 262,144 (four a peer at the most peers).</summary>
-    public int MaxAllowedIpsPerRequest { get; init; } = 262_144;
+    /// <summary><c>allowed_ip</c> lines in one request. Defaults to 4,194,304 (four a peer at the most peers).</summary>
+    public int MaxAllowedIpsPerRequest { get; init; } = 4 << 20;
 
     /// <summary>
     /// A request past this size must hold one of <see cref="LargeRequestsAtOnce"/> turns to read on, so many clients
@@ -40,9 +41,10 @@ internal sealed record UapiLimits
 
     /// <summary>
     /// A request (from its operation line to its blank line), or the writing of its answer, that takes longer is
-    /// ended and its connection closed. Defaults to 10 seconds.
+    /// ended and its connection closed: long enough for a million-peer set or dump on a loaded 2-core machine (about
+    /// 10 s and 5 s), while a stalled client is still closed by <see cref="IdleTimeout"/>. Defaults to 60 seconds.
     /// </summary>
-    public TimeSpan RequestTimeout { get; init; } = TimeSpan.FromSeconds(10);
+    public TimeSpan RequestTimeout { get; init; } = TimeSpan.FromSeconds(60);
 
     /// <summary>
     /// Connections served at once. At the limit a new connection is served and the one that has gone longest

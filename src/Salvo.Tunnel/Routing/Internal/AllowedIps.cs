@@ -14,13 +14,11 @@ namespace Salvo.Tunnel.Routing;
 /// </remarks>
 /// <typeparam name="TPeer">What a match returns.</typeparam>
 internal sealed class AllowedIps<TPeer>
-    where TPeer : class
+    where TPeer : class, IRouteOwner
 {
     private readonly Node _v4 = new();
     private readonly Node _v6 = new();
 
-    /// <summary>Each peer's prefixes, so removing a peer or listing its routes does not walk the whole trie.</summary>
-    private readonly Dictionary<TPeer, List<IPPrefix>> _byPeer = new(ReferenceEqualityComparer.Instance);
 
     /// <summary>Routes <paramref name="prefix"/> to <paramref name="peer"/>, replacing any earlier owner.</summary>
     public void Add(IPPrefix prefix, TPeer peer)
@@ -52,12 +50,7 @@ internal sealed class AllowedIps<TPeer>
         }
 
         Volatile.Write(ref node.Peer, peer);
-        if (!_byPeer.TryGetValue(peer, out var owned))
-        {
-            _byPeer[peer] = owned = [];
-        }
-
-        owned.Add(prefix);
+        peer.OwnedPrefixes = PackedPrefixes.Append(peer.OwnedPrefixes, prefix);
     }
 
     /// <summary>Makes <paramref name="prefixes"/> the whole of <paramref name="peer"/>'s routes: new ones first, then the rest go.</summary>
@@ -88,12 +81,11 @@ internal sealed class AllowedIps<TPeer>
             Unroute(prefix, peer);
         }
 
-        _byPeer.Remove(peer);
+        peer.OwnedPrefixes = null;
     }
 
     /// <summary>The prefixes routed to <paramref name="peer"/>, in the order they were added.</summary>
-    public IReadOnlyList<IPPrefix> PrefixesOf(TPeer peer) =>
-        _byPeer.TryGetValue(peer, out var owned) ? [.. owned] : [];
+    public IReadOnlyList<IPPrefix> PrefixesOf(TPeer peer) => PackedPrefixes.Unpack(peer.OwnedPrefixes);
 
     /// <summary>The owner of the destination address of an IPv4 or IPv6 packet, or null.</summary>
     public TPeer? LookupDestination(ReadOnlySpan<byte> packet) => IPPacket.TryGetDestination(packet, out var address) ? Lookup(address) : null;
@@ -127,13 +119,9 @@ internal sealed class AllowedIps<TPeer>
 
     private void Forget(TPeer peer, IPPrefix prefix)
     {
-        if (_byPeer.TryGetValue(peer, out var owned))
+        if (peer.OwnedPrefixes is { } owned && PackedPrefixes.Remove(owned, prefix) && PackedPrefixes.IsEmpty(owned))
         {
-            owned.Remove(prefix);
-            if (owned.Count == 0)
-            {
-                _byPeer.Remove(peer);
-            }
+            peer.OwnedPrefixes = null;
         }
     }
 
