@@ -261,10 +261,7 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
         try
         {
-            var buffer = state.BufferFor((int)message.Length);
-            message.CopyTo(buffer);
-            _engine.ReceiveDatagram(buffer, state.Address, state.Output);
-            state.Output.Flush();
+            _engine.ReceiveDatagram(state.Writable(message), state.Address, state.Output);
         }
         catch (Exception e) when (MessageFailed is not null)
         {
@@ -272,6 +269,27 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         }
 
         return ValueTask.CompletedTask;
+    }
+
+    /// <summary>
+    /// Sends and writes what the messages of one read produced: one flush for the read, so the packets a read carries
+    /// reach the device together (where it joins them into super-packets) and the answers leave in one socket send.
+    /// </summary>
+    public void OnReadHandled(StreamConnection connection)
+    {
+        if (connection.Tag is not ConnectionState state)
+        {
+            return;
+        }
+
+        try
+        {
+            state.Output.Flush();
+        }
+        catch (Exception e) when (MessageFailed is not null)
+        {
+            MessageFailed(e);
+        }
     }
 
     public void OnClosed(StreamConnection connection, StreamCloseReason reason)
@@ -404,13 +422,15 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
         public ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message) => paths.OnMessageAsync(connection, message);
 
+        public void OnReadHandled(StreamConnection connection) => paths.OnReadHandled(connection);
+
         public void OnClosed(StreamConnection connection, StreamCloseReason reason) => paths.OnClosed(connection, reason);
     }
 
     /// <summary>One connection's name, receive buffer and output (the handler runs one message at a time per connection).</summary>
     private sealed class ConnectionState(DatagramAddress address, IBatchedOutput output)
     {
-        /// <summary>Room for a handshake and a transport message of a 1,420-byte MTU; longer messages grow it (never past the framer's limit).</summary>
+        /// <summary>For a message split between two receive blocks: room for one of a 1,420-byte MTU; longer ones grow it.</summary>
         private byte[] _buffer = new byte[2048];
 
         private bool _isStranger;
@@ -419,14 +439,27 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
         public IBatchedOutput Output { get; } = output;
 
-        public Span<byte> BufferFor(int length)
+        /// <summary>
+        /// The message as a span the engine may decrypt in place: the connection's own receive block when the message
+        /// lies in one (the usual case; the block is the connection's until the handler returns and is never read
+        /// again), otherwise a copy in this state's buffer, grown for a longer message (never past the framer's limit).
+        /// </summary>
+        public Span<byte> Writable(in ReadOnlySequence<byte> message)
         {
+            if (message.IsSingleSegment)
+            {
+                return System.Runtime.InteropServices.MemoryMarshal.AsMemory(message.First).Span;
+            }
+
+            var length = (int)message.Length;
             if (length > _buffer.Length)
             {
                 _buffer = new byte[length];
             }
 
-            return _buffer.AsSpan(0, length);
+            var buffer = _buffer.AsSpan(0, length);
+            message.CopyTo(buffer);
+            return buffer;
         }
 
         /// <summary>Accepted and not yet authenticated: still under the strangers' budget.</summary>
