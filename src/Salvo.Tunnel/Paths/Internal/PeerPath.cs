@@ -101,6 +101,9 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
     /// <summary>Just moved to TCP with no session, or with packets waiting for one: send a handshake over TCP at the next tick.</summary>
     public bool HandshakeOverTcp { get; set; }
 
+    /// <summary>When the peer last moved to TCP: a handshake initiation sent since then already went over TCP.</summary>
+    public long MovedToTcp { get; set; }
+
     public int UdpProbes { get; set; }
 
     public DateTimeOffset? Changed { get; set; }
