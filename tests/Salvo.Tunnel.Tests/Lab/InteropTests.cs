@@ -24,7 +24,10 @@ public sealed class InteropTests
         using var lab = new TunnelLab(TunnelEnd.WireGuardGo, TunnelEnd.Salvo);
         AssertCarriesTrafficBothWays(lab);
         Assert.True(lab.SalvoB!.Engine.Counters.HandshakesAnswered >= 1);
-        Assert.Equal(0, lab.SalvoB.Engine.Counters.HandshakesInitiated);
+        // The responder starts no session of its own; the one initiation it may send is the TCP fallback's probe after
+        // 200 ms of silence following a send (a loaded machine can delay wireguard-go's answer that long), at most one
+        // per REKEY_TIMEOUT (5 s), and this test runs about 6 s.
+        Assert.InRange(lab.SalvoB.Engine.Counters.HandshakesInitiated, 0, 2);
         AssertNothingRefused(lab.SalvoB);
     }
 
