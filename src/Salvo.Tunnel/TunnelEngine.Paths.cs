@@ -211,10 +211,7 @@ public sealed partial class TunnelEngine
             if (path.HandshakeOverTcp)
             {
                 path.HandshakeOverTcp = false;
-                if (!InitiatedOverTcp(peer))
-                {
-                    SendProbe(peer, peer.Endpoint, output);
-                }
+                SendProbe(peer, peer.Endpoint, output);
             }
 
             if (path.DialedAddress.HasValue && path.Mode == TcpFallbackMode.Auto && PeerTimers.IsDue(path.NextUdpProbe, now))
@@ -258,17 +255,8 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        var waited = _time.GetElapsedTime(path.ProbeSent, now);
-        if (waited < _fallback.ProbeTimeout)
+        if (_time.GetElapsedTime(path.ProbeSent, now) < _fallback.ProbeTimeout)
         {
-            // Hysteresis against loss: one lost initiation or response (about 1 in 10 at 5 % loss each way) must not
-            // move a working path, so the handshake goes once more halfway; both lost is about 1 in 100.
-            if (!path.ProbeRepeated && waited >= _fallback.ProbeTimeout / 2)
-            {
-                path.ProbeRepeated = true;
-                SendProbe(peer, peer.Endpoint, output);
-            }
-
             return;
         }
 
@@ -303,16 +291,6 @@ public sealed partial class TunnelEngine
 
         MoveToUdp(peer, reason, closeAfter: TimeSpan.Zero);
     }
-
-    /// <summary>
-    /// Whether a handshake initiation went out since the move to TCP: a packet sent between the move and the next tick
-    /// (the connection opens on another thread) starts one at once. A second one then would forget the first one's
-    /// index, so its response is refused, and the peer refuses the second as a flood (under 20 ms after the first
-    /// it accepted): no session until the retransmission REKEY_TIMEOUT (5 s) later. Seen in about 1 of 13 runs of
-    /// the TCP fallback device test.
-    /// </summary>
-    private static bool InitiatedOverTcp(Peer peer) =>
-        peer.Timers.HasSentInitiation && peer.Timers.LastInitiationSent >= peer.Path.MovedToTcp;
 
     /// <summary>A handshake initiation to <paramref name="destination"/> now, ahead of REKEY_TIMEOUT: the one message every peer answers at once.</summary>
     private void SendProbe(Peer peer, DatagramAddress destination, ITunnelOutput output)
@@ -359,7 +337,6 @@ public sealed partial class TunnelEngine
         // No session yet (UDP was blocked from the start) or packets waiting for one: handshake over TCP at the next
         // tick rather than at the next retransmission, up to 5 s later.
         path.HandshakeOverTcp = peer.Current is null || peer.Staged.Count > 0;
-        path.MovedToTcp = _time.GetTimestamp();
         peer.Endpoint = address;
         Counters.PathSwitchesToTcp++;
         NotePathChange(peer, TunnelPath.Udp, TunnelPath.Tcp, reason);

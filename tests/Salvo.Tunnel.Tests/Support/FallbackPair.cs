@@ -17,16 +17,8 @@ internal sealed class FallbackPair : IDisposable
     public static readonly DatagramAddress AliceTcp = TcpPathAddress.Create(1);
     public static readonly DatagramAddress BobTcp = TcpPathAddress.Create(2);
 
-    /// <summary>
-    /// Slower timers than the defaults, so that each step of a test stands seconds apart: the silence probed after 1 s,
-    /// left 1 s later, and no jitter, so the probe schedule on TCP is exactly 5, 10, 20, 40, 60, 60 s.
-    /// </summary>
-    public static readonly TcpFallbackOptions Timers = new()
-    {
-        ProbeAfter = TimeSpan.FromSeconds(1),
-        ProbeTimeout = TimeSpan.FromSeconds(1),
-        UdpReprobeBackoff = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), Jitter: 0),
-    };
+    /// <summary>No jitter, so the probe schedule is exactly 5, 10, 20, 40, 60, 60 s.</summary>
+    public static readonly TcpFallbackOptions Timers = new() { UdpReprobeBackoff = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), Jitter: 0) };
 
     private readonly TcpFallbackOptions _timers;
 
@@ -68,9 +60,6 @@ internal sealed class FallbackPair : IDisposable
     public RecordingConnector BobConnector { get; } = new();
 
     public bool UdpBlocked { get; set; }
-
-    /// <summary>Drops the UDP datagrams it returns true for (while UDP is not blocked), as a lossy path would.</summary>
-    public Func<byte[], bool>? UdpLoses { get; set; }
 
     public bool TcpOpen { get; private set; }
 
@@ -170,7 +159,7 @@ internal sealed class FallbackPair : IDisposable
                 to.ReceiveDatagram(bytes, tcpSource, toOut);
             }
         }
-        else if (UdpBlocked || UdpLoses?.Invoke(bytes) == true)
+        else if (UdpBlocked)
         {
             UdpDropped++;
         }

@@ -23,9 +23,6 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     /// </summary>
     private const int SendQueueBytes = 512 * 1024;
 
-    // SpinWait spins about 10 times before it yields and sleeps: 20 bound the wait for the other sender to a few milliseconds.
-    private const int SendAttempts = 20;
-
     // A sixteenth of the deadline: a stranger is closed at most half a second late.
     private static readonly TimeSpan SweepInterval = TimeSpan.FromMilliseconds(500);
 
@@ -217,28 +214,9 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
     /// <summary>Queues <paramref name="messages"/> on the connection named <paramref name="path"/>; false when they were dropped.</summary>
     public bool TrySend(DatagramAddress path, ReadOnlySpan<ReadOnlyMemory<byte>> messages)
     {
-        if (_connections.TryGetValue(path, out var connection))
+        if (_connections.TryGetValue(path, out var connection) && connection.TrySendBatch(messages))
         {
-            // Two threads send on one connection: the outbound loop, and the receive loop answering on it (a handshake
-            // completed there sends the packets staged for it, all in one batch). TrySendBatch refuses while the other
-            // holds the send lock, for the microseconds of its enqueue or flush, and 1 to 27 messages were dropped so
-            // in about 1 of 13 runs of the TCP fallback device test: wait that out, and drop only for a closed
-            // connection or a full queue (backpressure, as a full UDP socket buffer drops).
-            var spin = new SpinWait();
-            for (var attempt = 0; attempt < SendAttempts; attempt++)
-            {
-                if (connection.TrySendBatch(messages))
-                {
-                    return true;
-                }
-
-                if (!connection.IsOpen || connection.QueuedSendBytes >= SendQueueBytes)
-                {
-                    break;
-                }
-
-                spin.SpinOnce();
-            }
+            return true;
         }
 
         Interlocked.Add(ref _sendDrops, messages.Length);
@@ -283,7 +261,10 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
         try
         {
-            _engine.ReceiveDatagram(state.Writable(message), state.Address, state.Output);
+            var buffer = state.BufferFor((int)message.Length);
+            message.CopyTo(buffer);
+            _engine.ReceiveDatagram(buffer, state.Address, state.Output);
+            state.Output.Flush();
         }
         catch (Exception e) when (MessageFailed is not null)
         {
@@ -291,27 +272,6 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         }
 
         return ValueTask.CompletedTask;
-    }
-
-    /// <summary>
-    /// Sends and writes what the messages of one read produced: one flush for the read, so the packets a read carries
-    /// reach the device together (where it joins them into super-packets) and the answers leave in one socket send.
-    /// </summary>
-    public void OnReadHandled(StreamConnection connection)
-    {
-        if (connection.Tag is not ConnectionState state)
-        {
-            return;
-        }
-
-        try
-        {
-            state.Output.Flush();
-        }
-        catch (Exception e) when (MessageFailed is not null)
-        {
-            MessageFailed(e);
-        }
     }
 
     public void OnClosed(StreamConnection connection, StreamCloseReason reason)
@@ -444,15 +404,13 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
         public ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message) => paths.OnMessageAsync(connection, message);
 
-        public void OnReadHandled(StreamConnection connection) => paths.OnReadHandled(connection);
-
         public void OnClosed(StreamConnection connection, StreamCloseReason reason) => paths.OnClosed(connection, reason);
     }
 
     /// <summary>One connection's name, receive buffer and output (the handler runs one message at a time per connection).</summary>
     private sealed class ConnectionState(DatagramAddress address, IBatchedOutput output)
     {
-        /// <summary>For a message split between two receive blocks: room for one of a 1,420-byte MTU; longer ones grow it.</summary>
+        /// <summary>Room for a handshake and a transport message of a 1,420-byte MTU; longer messages grow it (never past the framer's limit).</summary>
         private byte[] _buffer = new byte[2048];
 
         private bool _isStranger;
@@ -461,27 +419,14 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
 
         public IBatchedOutput Output { get; } = output;
 
-        /// <summary>
-        /// The message as a span the engine may decrypt in place: the connection's own receive block when the message
-        /// lies in one (the usual case; the block is the connection's until the handler returns and is never read
-        /// again), otherwise a copy in this state's buffer, grown for a longer message (never past the framer's limit).
-        /// </summary>
-        public Span<byte> Writable(in ReadOnlySequence<byte> message)
+        public Span<byte> BufferFor(int length)
         {
-            if (message.IsSingleSegment)
-            {
-                return System.Runtime.InteropServices.MemoryMarshal.AsMemory(message.First).Span;
-            }
-
-            var length = (int)message.Length;
             if (length > _buffer.Length)
             {
                 _buffer = new byte[length];
             }
 
-            var buffer = _buffer.AsSpan(0, length);
-            message.CopyTo(buffer);
-            return buffer;
+            return _buffer.AsSpan(0, length);
         }
 
         /// <summary>Accepted and not yet authenticated: still under the strangers' budget.</summary>
