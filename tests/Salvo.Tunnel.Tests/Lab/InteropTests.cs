@@ -25,8 +25,8 @@ public sealed class InteropTests
         AssertCarriesTrafficBothWays(lab);
         Assert.True(lab.SalvoB!.Engine.Counters.HandshakesAnswered >= 1);
         // The responder starts no session of its own; the one initiation it may send is the TCP fallback's probe after
-        // 200 ms of silence following a send (a loaded machine can delay wireguard-go's answer that long), at most one
-        // per REKEY_TIMEOUT (5 s), and this test runs about 6 s.
+        // ProbeAfter of silence following a send (a loaded machine can delay wireguard-go's answer that long), at most
+        // one per REKEY_TIMEOUT (5 s), and this test runs about 6 s.
         Assert.InRange(lab.SalvoB.Engine.Counters.HandshakesInitiated, 0, 2);
         AssertNothingRefused(lab.SalvoB);
     }
