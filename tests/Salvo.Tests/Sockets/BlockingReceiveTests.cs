@@ -40,31 +40,8 @@ public sealed class BlockingReceiveTests
 
         var serverThread = new Thread(() => Guard(ref failure, () =>
         {
-            var requests = new ReceiveBatch(capacity: 64, bufferSize: 2048);
-            var replies = new SendBatch(capacity: 64, maxDatagramSize: 64);
             long before = 0;
-            for (var served = 0; served < WarmUp + Measured;)
-            {
-                if (served == WarmUp)
-                {
-                    before = GC.GetAllocatedBytesForCurrentThread();
-                }
-
-                if (server.Receive(requests, TimeSpan.FromSeconds(10)) == 0)
-                {
-                    throw new TimeoutException($"the server waited 10 s for request {served}");
-                }
-
-                foreach (var request in requests)
-                {
-                    replies.Add(request.Payload, request.Source);
-                    served++;
-                }
-
-                server.Send(replies);
-                replies.Clear();
-            }
-
+            EchoServing.Serve(server, WarmUp + Measured, mark: WarmUp, () => before = GC.GetAllocatedBytesForCurrentThread());
             serverBytes = GC.GetAllocatedBytesForCurrentThread() - before;
         }));
 

@@ -3,10 +3,10 @@ using Salvo.Interop.Linux;
 namespace Salvo.Pal;
 
 /// <summary>
-/// The blocking receive: when the socket is empty, one recvmmsg that sleeps in the kernel until the first datagram
-/// arrives and then takes what else is queued (MSG_WAITFORONE), the wait bounded by SO_RCVTIMEO. Waiting in poll(2)
-/// instead cost one more call per wake-up (poll, then the recvmmsg that takes the datagram): at one request in
-/// flight, a quarter of each end's system calls per request (docs/benchmarks.md, "One request in flight").
+/// The blocking receive: one recvmmsg(MSG_WAITFORONE) that takes what is queued and, when nothing is, sleeps in the
+/// kernel until the first datagram arrives, the wait bounded by SO_RCVTIMEO. Waiting in poll(2) instead cost two more
+/// calls per wake-up (a recvmmsg that found nothing, then poll, then the recvmmsg that takes the datagram): at one
+/// request in flight, half of each end's system calls per request (docs/benchmarks.md, "One request in flight").
 /// </summary>
 internal sealed partial class LinuxDatagramPal
 {
@@ -35,24 +35,29 @@ internal sealed partial class LinuxDatagramPal
     {
         var deadline = new PollDeadline(timeoutMilliseconds);
 
-        // What is already queued is taken without sleeping, as before; only an empty socket waits in the kernel. Going
-        // to sleep without this first try saves one more call per wake-up, but the receiver then falls asleep while a
-        // sender is still filling its queue, and each extra wake-up costs the sender more than the call saves
-        // (docs/design.md, "I/O models").
-        var ready = TryReceive(batch, Constants.MSG_DONTWAIT, out var errno);
-        if (ready > 0)
-        {
-            return ready;
-        }
-
-        if (errno != Errno.EAGAIN)
-        {
-            HandleReceiveError(errno);
-        }
-
         // The first wait is the caller's whole timeout (up to a slice), read off the argument rather than the clock, so a
         // caller that always asks for the same timeout finds SO_RCVTIMEO already set and pays no setsockopt.
         var slice = timeoutMilliseconds < 0 ? PollDeadline.SliceMilliseconds : Math.Min(timeoutMilliseconds, PollDeadline.SliceMilliseconds);
+
+        // A blocking recvmmsg(MSG_WAITFORONE) takes what is already queued without sleeping (it sleeps only for the
+        // first datagram), so with the timeout already in place it is the only call: a non-blocking try first would
+        // add one recvmmsg that finds nothing to every wake-up, a third of each end's calls at one request in flight
+        // (docs/benchmarks.md, "One request in flight"). Only when the timeout has to change does a try come first,
+        // so a caller whose timeouts vary pays the setsockopt only when the socket is empty, as before.
+        if (Volatile.Read(ref _receiveTimeoutMilliseconds) != slice)
+        {
+            var ready = TryReceive(batch, Constants.MSG_DONTWAIT, out var errno);
+            if (ready > 0)
+            {
+                return ready;
+            }
+
+            if (errno != Errno.EAGAIN)
+            {
+                HandleReceiveError(errno);
+            }
+        }
+
         while (true)
         {
             if (!TrySetReceiveTimeout(slice))
@@ -60,7 +65,7 @@ internal sealed partial class LinuxDatagramPal
                 return ReceiveAfterPoll(batch, deadline);
             }
 
-            var count = TryReceive(batch, Constants.MSG_WAITFORONE, out errno);
+            var count = TryReceive(batch, Constants.MSG_WAITFORONE, out var errno);
             if (count > 0)
             {
                 return count;

@@ -1,0 +1,128 @@
+using System.Diagnostics;
+using System.Net;
+using System.Runtime.Versioning;
+using System.Text.RegularExpressions;
+
+namespace Salvo.Tests.Sockets;
+
+/// <summary>
+/// The blocking receive's system calls, counted by strace attached to the receiving thread: a receive that finds the
+/// socket empty sleeps inside its one recvmmsg, with no non-blocking recvmmsg that finds nothing before it. Each request
+/// arrives while the receiver sleeps (the client waits 2 ms between requests), which is where a try first would cost
+/// one more call per request.
+/// </summary>
+[Collection(NonParallelCollection.Name)]
+[SupportedOSPlatform("linux")]
+public sealed partial class BlockingReceiveCallCountTests
+{
+    private const int WarmUp = 50;
+    private const int Traced = 300;
+
+    [RequiresFact(Requirement.Linux | Requirement.Root, Tools = ["strace"])]
+    public void EachRequestThatFindsTheReceiverAsleep_CostsItOneRecvmmsg()
+    {
+        using var server = Open();
+        using var client = Open();
+        client.Connect(server.LocalAddress);
+        using var warmedUp = new ManualResetEventSlim();
+        using var traced = new ManualResetEventSlim();
+        var threadId = new TaskCompletionSource<string>();
+        Exception? failure = null;
+
+        var serverThread = new Thread(() =>
+        {
+            try
+            {
+                threadId.SetResult(new DirectoryInfo("/proc/thread-self").LinkTarget!.Split('/')[^1]);
+                EchoServing.Serve(server, WarmUp + Traced, mark: WarmUp, () =>
+                {
+                    warmedUp.Set();
+                    traced.Wait(TimeSpan.FromSeconds(30));
+                });
+            }
+            catch (Exception e)
+            {
+                failure = e;
+                warmedUp.Set();
+            }
+        });
+        serverThread.Start();
+        var tid = threadId.Task.WaitAsync(TimeSpan.FromSeconds(10)).GetAwaiter().GetResult();
+
+        Ask(client, WarmUp);
+        Assert.True(warmedUp.Wait(TimeSpan.FromSeconds(10)), "the server did not serve the warm-up");
+        Assert.Null(failure);
+
+        var summary = Path.GetTempFileName();
+        try
+        {
+            // The trace ends when the traced thread does: the server's thread returns after its last reply.
+            using var strace = Process.Start(new ProcessStartInfo("strace", $"-c -e trace=recvmmsg -o {summary} -p {tid}")
+            {
+                RedirectStandardError = true,
+                UseShellExecute = false,
+            }) ?? throw new InvalidOperationException("strace did not start");
+            WaitUntilAttached(strace);
+            traced.Set();
+            Ask(client, Traced);
+            Assert.True(serverThread.Join(TimeSpan.FromSeconds(30)), "the server did not finish");
+            Assert.True(strace.WaitForExit(TimeSpan.FromSeconds(30)), "strace did not end with the thread");
+            Assert.Null(failure);
+
+            var (calls, errors) = RecvmmsgCalls(File.ReadAllText(summary));
+
+            // One call per request, and a few spare for a request that arrived while strace was still attaching.
+            Assert.True(calls <= Traced + 10, $"{calls} recvmmsg calls ({errors} failed) for {Traced} requests");
+            Assert.True(calls >= Traced / 2, $"strace counted only {calls} recvmmsg calls for {Traced} requests");
+            Assert.True(errors <= 10, $"{errors} of {calls} recvmmsg calls found nothing");
+        }
+        finally
+        {
+            traced.Set();
+            File.Delete(summary);
+        }
+    }
+
+    private static void Ask(DatagramSocket client, int count)
+    {
+        var request = new SendBatch(capacity: 1, maxDatagramSize: 64);
+        var responses = new ReceiveBatch(capacity: 8, bufferSize: 2048);
+        for (var i = 0; i < count; i++)
+        {
+            request.Clear();
+            request.TryAdd(64, DatagramAddress.None, out _);
+            client.Send(request);
+            Assert.Equal(1, client.Receive(responses, TimeSpan.FromSeconds(10)));
+
+            // Long enough that the server is asleep in its receive when the next request arrives.
+            Thread.Sleep(2);
+        }
+    }
+
+    private static void WaitUntilAttached(Process strace)
+    {
+        // strace says "strace: Process TID attached" on standard error once the thread is traced.
+        var line = strace.StandardError.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(10)).GetAwaiter().GetResult();
+        Assert.True(line is not null && line.Contains("attached", StringComparison.Ordinal), $"strace said: {line}");
+    }
+
+    /// <summary>The calls and errors columns of strace -c's recvmmsg row (errors is empty when there were none).</summary>
+    private static (long Calls, long Errors) RecvmmsgCalls(string summary)
+    {
+        var row = SummaryRow().Match(summary);
+        Assert.True(row.Success, $"no recvmmsg row in strace's summary:\n{summary}");
+        var errors = row.Groups["errors"].Success ? long.Parse(row.Groups["errors"].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;
+        return (long.Parse(row.Groups["calls"].Value, System.Globalization.CultureInfo.InvariantCulture), errors);
+    }
+
+    // "% time  seconds  usecs/call  calls  errors  syscall": the last three columns of the recvmmsg row.
+    [GeneratedRegex(@"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(?<calls>\d+)\s+(?:(?<errors>\d+)\s+)?recvmmsg\s*$", RegexOptions.Multiline | RegexOptions.CultureInvariant)]
+    private static partial Regex SummaryRow();
+
+    private static DatagramSocket Open() => new(new DatagramSocketOptions
+    {
+        LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),
+        Backend = DatagramBackend.LinuxBatched,
+        ReceiveBufferSize = 1 << 20,
+    });
+}
