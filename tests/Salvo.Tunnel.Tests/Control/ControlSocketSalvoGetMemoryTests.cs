@@ -12,7 +12,7 @@ namespace Salvo.Tunnel.Tests.Control;
 /// <summary>
 /// <c>get=salvo</c> from a client that stops reading: like <c>get=1</c>, the answer is written a page of peers at a
 /// time, so a connection holds a chunk of text and a page however many peers there are (each of up to 256 connections
-/// held every peer's status and the whole answer, about 60 MB at 100,000 peers, while its client read slowly).
+/// held the whole answer, 27 MiB of GC heap at 100,000 peers, while its client read slowly).
 /// </summary>
 [Collection(ControlSocketMemoryCollection.Name)]
 public sealed class ControlSocketSalvoGetMemoryTests
