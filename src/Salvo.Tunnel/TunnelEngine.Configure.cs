@@ -151,7 +151,7 @@ public sealed partial class TunnelEngine
 
             if (peer.PathMode != TcpFallbackMode.Only)
             {
-                peer.Endpoint = address;
+                MoveEndpoint(peer, address);
             }
         }
 
@@ -197,6 +197,7 @@ public sealed partial class TunnelEngine
     private bool Unlink(Peer peer)
     {
         _routes.RemovePeer(peer);
+        _endpointChanges++;
         if (!peer.IsActive)
         {
             // Idle: no keys, indices, timers, packets or connections to undo.

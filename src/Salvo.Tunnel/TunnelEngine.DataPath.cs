@@ -40,13 +40,14 @@ public sealed partial class TunnelEngine
         {
             foreach (var peer in _sendTouched)
             {
-                var tally = peer.SendTally;
                 if (!_peers.Contains(peer))
                 {
-                    // Removed while this batch was sealed: nothing of it may start a handshake or a timer.
-                    tally.Clear();
+                    // Removed while this batch was sealed: nothing of it may start a handshake or a timer. Its session
+                    // was disposed, not pooled, so the tally left in it is never seen again.
                     continue;
                 }
+
+                var tally = peer.SendTally;
 
                 RecordSent(peer, tally.Keypair!, tally.HighestCounter, tally.DatagramBytes, tally.Packets, tally.PacketBytes, output);
                 tally.Clear();
@@ -71,13 +72,13 @@ public sealed partial class TunnelEngine
         {
             foreach (var peer in _receiveTouched)
             {
-                var tally = peer.ReceiveTally;
-                var keypair = tally.Keypair!;
                 if (!_peers.Contains(peer))
                 {
-                    tally.Clear();
                     continue;
                 }
+
+                var tally = peer.ReceiveTally;
+                var keypair = tally.Keypair!;
 
                 // Once per batch, the path the peer was heard on: keeps the TCP fallback's view of UDP fresh (a
                 // datagram from the known endpoint takes no lock on the way in; see ReceiveTransport).

@@ -103,7 +103,7 @@ public sealed partial class TunnelEngine
                 {
                     if (path.TcpAddress.HasValue)
                     {
-                        peer.Endpoint = path.TcpAddress;
+                        MoveEndpoint(peer, path.TcpAddress);
                     }
                     else
                     {
@@ -137,7 +137,7 @@ public sealed partial class TunnelEngine
                 path.TcpAddress = source;
                 path.TcpSilentSince = 0;
 
-                peer.Endpoint = source;
+                MoveEndpoint(peer, source);
                 return;
             }
 
@@ -162,7 +162,7 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        peer.Endpoint = source;
+        MoveEndpoint(peer, source);
         if (path.Current == TunnelPath.Tcp)
         {
             MoveToUdp(peer, path.UdpProbes > 0
@@ -337,7 +337,7 @@ public sealed partial class TunnelEngine
         // No session yet (UDP was blocked from the start) or packets waiting for one: handshake over TCP at the next
         // tick rather than at the next retransmission, up to 5 s later.
         path.HandshakeOverTcp = peer.Current is null || peer.Staged.Count > 0;
-        peer.Endpoint = address;
+        MoveEndpoint(peer, address);
         Counters.PathSwitchesToTcp++;
         NotePathChange(peer, TunnelPath.Udp, TunnelPath.Tcp, reason);
     }
@@ -355,7 +355,7 @@ public sealed partial class TunnelEngine
         path.ProbeSent = 0;
         path.DialPending = false;
         path.NextDialAllowed = 0;
-        peer.Endpoint = path.Mode == TcpFallbackMode.Only ? default : path.UdpEndpoint;
+        MoveEndpoint(peer, path.Mode == TcpFallbackMode.Only ? default : path.UdpEndpoint);
         if (path.DialedAddress.HasValue)
         {
             _connector?.Close(path.DialedAddress, closeAfter ?? _fallback.SwitchGracePeriod);

@@ -295,7 +295,15 @@ public sealed partial class TunnelEngine
             }
         }
 
-        var tally = Listed(peer.ReceiveTally, peer, _receiveTouched);
+        // Read once, never made here: the peer may have been removed (or, silent past the key lifetime, let go) since
+        // its index was found, and a session taken now, outside the lock, would be one the pool and the tick never see.
+        if (peer.SessionIfActive is not { } session || !session.Holds(keypair))
+        {
+            RefuseLocked(TunnelDropReason.UnknownIndex, source);
+            return;
+        }
+
+        var tally = Listed(session.ReceiveTally, peer, _receiveTouched);
         tally.AddDatagram(keypair, counter, message.Length, !plaintext.IsEmpty, source);
         if (plaintext.IsEmpty)
         {

@@ -16,6 +16,7 @@ public sealed partial class TunnelEngine
     private long _cookieTokensTime;
     private HashSet<DatagramAddress> _peerAddresses = [];
     private long _peerAddressesTime = long.MinValue;
+    private long _peerAddressesChanges;
 
     /// <summary>
     /// Handshake messages per second (those passing MAC1) answered without a cookie. Past it the engine is under
@@ -145,13 +146,13 @@ public sealed partial class TunnelEngine
 
     /// <summary>
     /// Whether <paramref name="source"/>'s address (any port) is a peer's endpoint: a reply there reaches a host that
-    /// answers ARP, so it leaves at once and holds no buffer. The set is rebuilt at most once a second, so a flood
-    /// costs one lookup a message, whatever the number of peers.
+    /// answers ARP, so it leaves at once and holds no buffer. The set is rebuilt at most once a second and only after an
+    /// endpoint changed, so a flood costs one lookup a message, whatever the number of peers.
     /// </summary>
     private bool IsPeerAddress(DatagramAddress source)
     {
         var now = _time.GetTimestamp();
-        if (now - _peerAddressesTime >= _time.TimestampFrequency || _peerAddressesTime == long.MinValue)
+        if (IsStale(_peerAddressesTime, ref _peerAddressesChanges, now))
         {
             _peerAddressesTime = now;
             var addresses = new HashSet<DatagramAddress>();

@@ -37,7 +37,14 @@ public sealed partial class TunnelEngine
                 var peer = _routes.LookupDestination(packet);
                 if (peer is not null && TrySealTransport(peer, packet, output, out var keypair, out var counter, out var size))
                 {
-                    var tally = Listed(peer.SendTally, peer, _sendTouched);
+                    if (peer.SessionIfActive is not { } session || !session.Holds(keypair))
+                    {
+                        // Removed since the seal: the datagram went out under a key the peer held, and nothing of it
+                        // is applied (a session taken now, outside the lock, would be one the pool never sees).
+                        continue;
+                    }
+
+                    var tally = Listed(session.SendTally, peer, _sendTouched);
                     tally.AddDatagram(keypair, counter, size, !packet.IsEmpty);
                     if (!packet.IsEmpty)
                     {

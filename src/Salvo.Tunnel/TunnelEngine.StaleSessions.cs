@@ -7,6 +7,10 @@ public sealed partial class TunnelEngine
     /// <summary>Each peer's endpoint, exactly (port included), for a data message that names no session of ours; null where two peers share one.</summary>
     private Dictionary<DatagramAddress, Peer?> _peersByEndpoint = [];
     private long _peersByEndpointTime = long.MinValue;
+    private long _peersByEndpointChanges;
+
+    /// <summary>Endpoints set or moved, and peers removed, since the engine started (under the lock).</summary>
+    private long _endpointChanges;
 
     /// <summary>
     /// A transport message from a peer's endpoint named no session of ours, and we have none with that peer: this end
@@ -21,18 +25,22 @@ public sealed partial class TunnelEngine
     {
         lock (_gate)
         {
-            if (PeerAtEndpoint(source) is { Current: null, Next: null } peer)
+            // The map may still hold a peer removed since it was built: a removed peer is never sent anything.
+            if (PeerAtEndpoint(source) is { Current: null, Next: null } peer && _peers.Contains(peer))
             {
                 SendInitiation(peer, isRetry: false, output);
             }
         }
     }
 
-    /// <summary>The one peer whose endpoint is <paramref name="source"/>; the map is rebuilt at most once a second, so a flood costs one lookup a message.</summary>
+    /// <summary>
+    /// The one peer whose endpoint is <paramref name="source"/>; the map is rebuilt at most once a second and only after
+    /// an endpoint changed (<see cref="MoveEndpoint"/>), so a flood costs one lookup a message.
+    /// </summary>
     private Peer? PeerAtEndpoint(DatagramAddress source)
     {
         var now = _time.GetTimestamp();
-        if (now - _peersByEndpointTime >= _time.TimestampFrequency || _peersByEndpointTime == long.MinValue)
+        if (IsStale(_peersByEndpointTime, ref _peersByEndpointChanges, now))
         {
             _peersByEndpointTime = now;
             var peers = new Dictionary<DatagramAddress, Peer?>();
@@ -50,4 +58,35 @@ public sealed partial class TunnelEngine
 
         return _peersByEndpoint.GetValueOrDefault(source.Unmap());
     }
+
+    /// <summary>
+    /// Sets a peer's endpoint, counting the change. The maps by endpoint are rebuilt only after one: rebuilt every
+    /// second instead, a stranger's message a second (a transport message naming no session) cost a pass over every
+    /// peer under the lock each second, a new map of a million peers each time.
+    /// </summary>
+    private void MoveEndpoint(Peer peer, DatagramAddress endpoint)
+    {
+        if (!peer.Endpoint.Equals(endpoint))
+        {
+            peer.Endpoint = endpoint;
+            _endpointChanges++;
+        }
+    }
+
+    /// <summary>Whether a map by endpoint built at <paramref name="builtAt"/> is to be built again now, taking the change count it will hold.</summary>
+    private bool IsStale(long builtAt, ref long changesSeen, long now)
+    {
+        var changes = _endpointChanges;
+        if (builtAt != long.MinValue && (changes == changesSeen || now - builtAt < _time.TimestampFrequency))
+        {
+            return false;
+        }
+
+        changesSeen = changes;
+        EndpointMapsBuilt++;
+        return true;
+    }
+
+    /// <summary>How many times a map by endpoint was built, for tests.</summary>
+    internal int EndpointMapsBuilt { get; private set; }
 }

@@ -124,16 +124,17 @@ internal static class NoiseHandshake
 
             MixHash(crypto.Hash, hash, encryptedTimestamp);
 
-            var state = peer.Handshake;
-            var replayed = !Tai64N.IsAfter(timestamp, state.LatestTimestamp);
-            var flooding = state.HasConsumedInitiation
-                && time.GetElapsedTime(state.LastInitiationConsumed) < WireGuardProtocol.InitiationMinimumInterval;
+            // Checked before the peer takes a session: a replayed initiation, or a flood of them, makes none.
+            var replayed = !Tai64N.IsAfter(timestamp, peer.LatestTimestamp);
+            var flooding = peer.SessionIfActive is { Handshake.HasConsumedInitiation: true } active
+                && time.GetElapsedTime(active.Handshake.LastInitiationConsumed) < WireGuardProtocol.InitiationMinimumInterval;
             if (replayed || flooding)
             {
                 refusal = replayed ? TunnelDropReason.StaleTimestamp : TunnelDropReason.InitiationFlood;
                 return null;
             }
 
+            var state = peer.Handshake;
             timestamp.CopyTo(state.LatestTimestamp);
             state.LastInitiationConsumed = time.GetTimestamp();
             state.HasConsumedInitiation = true;

@@ -20,11 +20,15 @@ internal sealed class Peer : IDisposable, IRouteOwner
     /// <summary>The zeros a peer without a preshared key mixes (shared, never written: a preshared key is set by replacing it).</summary>
     private static readonly byte[] s_noPresharedKey = new byte[MessageLayout.KeySize];
 
+    /// <summary>The timestamp of a peer never heard from: any real initiation's is after it.</summary>
+    private static readonly byte[] s_noTimestamp = new byte[Tai64N.Size];
+
     private readonly PeerSessionPool _sessions;
     private readonly KeyBytes _publicKey;
     private volatile EndpointBox? _endpoint;
     private PeerSession? _session;
     private PeerHistory? _history;
+    private bool _removed;
 
     public Peer(WireGuardKey publicKey, TcpFallbackMode pathMode, PeerSessionPool sessions)
     {
@@ -73,6 +77,15 @@ internal sealed class Peer : IDisposable, IRouteOwner
 
     /// <summary>The peer's session, taken from the pool if it has none: only under the engine's lock.</summary>
     public PeerSession Session => _session ?? Activate();
+
+    /// <summary>
+    /// The session if the peer has one now, never making one: the data path reads it once, without the engine's lock,
+    /// and tallies into it only while it still holds the key the packet used (<see cref="PeerSession.Holds"/>).
+    /// </summary>
+    public PeerSession? SessionIfActive => Volatile.Read(ref _session);
+
+    /// <summary>The newest initiation timestamp accepted from the peer (zeros before any), read without making a session.</summary>
+    public ReadOnlySpan<byte> LatestTimestamp => _session?.Handshake.LatestTimestamp ?? _history?.LatestTimestamp ?? s_noTimestamp;
 
     /// <summary>What outlives the session; made the first time the peer becomes active.</summary>
     public PeerHistory History => _history ??= new PeerHistory();
@@ -174,8 +187,18 @@ internal sealed class Peer : IDisposable, IRouteOwner
         }
     }
 
-    /// <summary>DH(our static private, peer static public), computed once a session; false for a low-order peer key.</summary>
-    public bool TryGetStaticSecret(LocalIdentity local, Span<byte> destination) => Session.TryGetStaticSecret(local, PublicKey, destination);
+    /// <summary>
+    /// DH(our static private, peer static public), computed once a session; false for a low-order peer key. An idle
+    /// peer gets it computed afresh and stays idle: anyone who knows a peer's public key (it is not secret) can send an
+    /// initiation naming it, and only the timestamp, decrypted with this secret, shows the sender holds its private key.
+    /// </summary>
+    public bool TryGetStaticSecret(LocalIdentity local, Span<byte> destination)
+    {
+        ArgumentNullException.ThrowIfNull(local);
+        return _session is { } session
+            ? session.TryGetStaticSecret(local, PublicKey, destination)
+            : local.Crypto.KeyAgreement.TryAgree(local.PrivateKey, PublicKey, destination);
+    }
 
     /// <summary>Drops the cached DH result: this end's private key changed (it is computed again on the next handshake).</summary>
     public void ForgetStaticSecret() => _session?.ForgetStaticSecret();
@@ -197,14 +220,26 @@ internal sealed class Peer : IDisposable, IRouteOwner
         {
             session.Dispose();
             _session = null;
-            _sessions.Forget();
+            if (!_removed)
+            {
+                _sessions.Forget();
+            }
         }
 
+        _removed = true;
         SetPresharedKey(null);
     }
 
     private PeerSession Activate()
     {
+        if (_removed)
+        {
+            // Removed, but still held by a thread that found it before: a data path between its decryption and its
+            // tally, a roam, a control listing. What it touches now goes to a session of its own, never one the pool,
+            // the tick or the active count knows, so nothing of a removed peer is scheduled, counted or reused.
+            return _session = _sessions.Detached(PublicKey, PathMode, Endpoint);
+        }
+
         var session = _sessions.Rent(PublicKey, PathMode, Endpoint);
         if (_history is { } history)
         {

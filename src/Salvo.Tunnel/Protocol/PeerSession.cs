@@ -45,6 +45,14 @@ internal sealed class PeerSession : IDisposable
 
     public Keypair? Next { get; set; }
 
+    /// <summary>
+    /// Whether <paramref name="keypair"/> is one of the session's keys now. A session goes back to the pool only with
+    /// no keys, and is served to its next peer with none of this one's, so a data path that checks this after reading
+    /// the session never tallies one peer's packets into a session another peer holds.
+    /// </summary>
+    public bool Holds(Keypair keypair) =>
+        ReferenceEquals(keypair, Current) || ReferenceEquals(keypair, Previous) || ReferenceEquals(keypair, Next);
+
     /// <summary>Readies the session for a peer: its cookie keys and path; everything else was cleared when it came back.</summary>
     public void Serve(TunnelCrypto crypto, ReadOnlySpan<byte> publicKey, TcpFallbackMode pathMode, DatagramAddress endpoint)
     {

@@ -26,6 +26,14 @@ internal sealed class PeerSessionPool(TunnelCrypto crypto, Action<Peer> activate
         return session;
     }
 
+    /// <summary>A session for a removed peer: served like a rented one, but neither counted, scheduled nor ever pooled.</summary>
+    public PeerSession Detached(ReadOnlySpan<byte> publicKey, TcpFallbackMode pathMode, DatagramAddress endpoint)
+    {
+        var session = new PeerSession();
+        session.Serve(crypto, publicKey, pathMode, endpoint);
+        return session;
+    }
+
     /// <summary>Lets the engine wire the new session's timers to its tick (called once the peer holds the session).</summary>
     public void Activated(Peer peer) => activated(peer);
 

@@ -156,6 +156,97 @@ public sealed class BlockingReceiveTests
         Assert.Equal(2, receiver.Receive(batch, TimeSpan.FromSeconds(10)));
     }
 
+    [RequiresFact(Requirement.Linux)]
+    public void SharedSocket_TwoThreadsWithDifferentTimeouts_TheTimeoutItKeepsIsTheKernels()
+    {
+        // Two threads wait on one empty socket, one for 4 ms and one for 12 ms at a time (apart in the kernel's jiffies
+        // at any HZ), each setting SO_RCVTIMEO when it differs from what the socket last set. Whenever both stop, the
+        // value the socket keeps must be the one the kernel holds: where they differed, a lone caller later waited the
+        // other's timeout on every receive.
+        const int Rounds = 150;
+        using var socket = Open();
+        var pal = (Salvo.Pal.LinuxDatagramPal)socket.Pal;
+        using var rounds = new Barrier(3);
+        Exception? failure = null;
+        int[] timeouts = [4, 12];
+        var waiters = timeouts.Select(milliseconds => new Thread(() => Guard(ref failure, () =>
+        {
+            var batch = new ReceiveBatch(capacity: 8, bufferSize: 2048);
+            for (var round = 0; round < Rounds; round++)
+            {
+                rounds.SignalAndWait(TimeSpan.FromSeconds(10));
+                for (var i = 0; i < 3; i++)
+                {
+                    socket.Receive(batch, TimeSpan.FromMilliseconds(milliseconds));
+                }
+
+                rounds.SignalAndWait(TimeSpan.FromSeconds(10));
+            }
+        }))).ToArray();
+        foreach (var waiter in waiters)
+        {
+            waiter.Start();
+        }
+
+        var mismatches = 0;
+        for (var round = 0; round < Rounds && failure is null; round++)
+        {
+            Assert.True(rounds.SignalAndWait(TimeSpan.FromSeconds(10)), "the waiters did not start their round");
+            Assert.True(rounds.SignalAndWait(TimeSpan.FromSeconds(10)), "the waiters did not end their round");
+            mismatches += KernelReceiveTimeoutMilliseconds(socket) == KernelRounded(pal.ReceiveTimeoutMilliseconds) ? 0 : 1;
+        }
+
+        foreach (var waiter in waiters)
+        {
+            Assert.True(waiter.Join(TimeSpan.FromSeconds(10)), "a waiter did not finish");
+        }
+
+        Assert.Null(failure);
+        Assert.Equal(0, mismatches);
+    }
+
+    [RequiresFact(Requirement.Linux)]
+    public void Receive_ZeroNegativeAndHugeTimeouts_ReturnAtOnceAreRefusedOrWaitInSlices()
+    {
+        using var receiver = Open();
+        using var sender = Open();
+        var batch = new ReceiveBatch(capacity: 8, bufferSize: 2048);
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        Assert.Equal(0, receiver.Receive(batch, TimeSpan.Zero));
+        Assert.True(clock.ElapsedMilliseconds < 1_000, $"a zero timeout waited {clock.ElapsedMilliseconds} ms");
+        Assert.Throws<ArgumentOutOfRangeException>(() => receiver.Receive(batch, TimeSpan.FromMilliseconds(-2)));
+
+        // Nearly 25 days (int.MaxValue ms): the kernel is given one 250 ms slice at a time, never the whole wait,
+        // so a disposal is seen within a slice even where nothing wakes the thread.
+        var (thread, task) = StartBlockedReceive(receiver, TimeSpan.MaxValue);
+        WaitUntilAsleep(thread);
+        Assert.Equal(KernelRounded(Salvo.Pal.PollDeadline.SliceMilliseconds), KernelReceiveTimeoutMilliseconds(receiver));
+        SendOne(sender, receiver.LocalAddress);
+        Assert.True(task.Wait(TimeSpan.FromSeconds(10)), "the receive did not return");
+        Assert.Equal(1, task.Result);
+    }
+
+    /// <summary>The socket's SO_RCVTIMEO as the kernel holds it (a 64-bit timeval), in milliseconds.</summary>
+    private static long KernelReceiveTimeoutMilliseconds(DatagramSocket socket) => ReceiveTimeoutOf(socket.Socket);
+
+    /// <summary>What the kernel reads back for a timeout of <paramref name="milliseconds"/>: it keeps whole jiffies, so 250 ms reads 252 at HZ=250.</summary>
+    private static long KernelRounded(int milliseconds)
+    {
+        using var scratch = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Dgram, System.Net.Sockets.ProtocolType.Udp);
+        var timeval = new byte[16];
+        BinaryPrimitives.WriteInt64LittleEndian(timeval, milliseconds / 1000);
+        BinaryPrimitives.WriteInt64LittleEndian(timeval.AsSpan(8), milliseconds % 1000 * 1000L);
+        scratch.SetRawSocketOption(Salvo.Interop.Linux.Constants.SOL_SOCKET, Salvo.Interop.Linux.Constants.SO_RCVTIMEO, timeval);
+        return ReceiveTimeoutOf(scratch);
+    }
+
+    private static long ReceiveTimeoutOf(System.Net.Sockets.Socket socket)
+    {
+        var timeval = new byte[16];
+        socket.GetRawSocketOption(Salvo.Interop.Linux.Constants.SOL_SOCKET, Salvo.Interop.Linux.Constants.SO_RCVTIMEO, timeval);
+        return (BinaryPrimitives.ReadInt64LittleEndian(timeval) * 1000) + (BinaryPrimitives.ReadInt64LittleEndian(timeval.AsSpan(8)) / 1000);
+    }
+
     private static DatagramSocket Open() => new(new DatagramSocketOptions
     {
         LocalEndPoint = new IPEndPoint(IPAddress.Loopback, 0),

@@ -147,11 +147,22 @@ internal sealed class UapiConnection : IDisposable
         // Written a piece at a time as it is formatted, from peers taken a page at a time: a million-peer answer (about
         // 300 MB of text) is never held whole, nor every peer's status at once, and the whole answer still has to go
         // out within the request timeout.
+        var answer = new StringBuilder();
+        var peers = UapiGetWriter.WriteDevice(answer, _owner.Device);
+        await WritePagesAsync(stream, answer, peers, UapiGetWriter.WritePeer).ConfigureAwait(false);
+        return null;
+    }
+
+    /// <summary>
+    /// Writes what <paramref name="answer"/> holds, then each peer of <paramref name="peers"/> still configured, their
+    /// state taken a page at a time, then <c>errno=0</c>: the text is sent whenever it reaches a chunk, so a connection
+    /// holds a chunk and a page however many peers there are and however slowly its client reads.
+    /// </summary>
+    private async Task WritePagesAsync(NetworkStream stream, StringBuilder answer, Protocol.Peer[] peers, Action<StringBuilder, TunnelEngine.ControlPeer> writePeer)
+    {
         _timeoutReason = UapiRefusal.RequestTimeout;
         _cancel.CancelAfter(Limits.RequestTimeout);
-        var answer = new StringBuilder();
         var engine = _owner.Device.Engine;
-        var peers = UapiGetWriter.WriteDevice(answer, _owner.Device);
         var page = new List<TunnelEngine.ControlPeer>(UapiGetWriter.PageSize);
         for (var start = 0; start < peers.Length; start += UapiGetWriter.PageSize)
         {
@@ -159,7 +170,7 @@ internal sealed class UapiConnection : IDisposable
             engine.GetControlPeers(peers, start, UapiGetWriter.PageSize, page);
             foreach (var peer in page)
             {
-                UapiGetWriter.WritePeer(answer, peer);
+                writePeer(answer, peer);
                 if (answer.Length >= AnswerChunkBytes)
                 {
                     await WritePiecesAsync(stream, answer).ConfigureAwait(false);
@@ -171,7 +182,6 @@ internal sealed class UapiConnection : IDisposable
         answer.Append("errno=0\n\n");
         await WritePiecesAsync(stream, answer).ConfigureAwait(false);
         _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
-        return null;
     }
 
     /// <summary>
@@ -196,7 +206,7 @@ internal sealed class UapiConnection : IDisposable
         return null;
     }
 
-    /// <summary>Salvo's own counters (<see cref="UapiSalvoWriter"/>); a few hundred bytes a peer, written in pieces as a get is.</summary>
+    /// <summary>Salvo's own counters (<see cref="UapiSalvoWriter"/>); about 100 bytes a peer, written a page at a time as a get is.</summary>
     private async Task<UapiRefusal?> ServeSalvoGetAsync(UapiLineReader reader, NetworkStream stream)
     {
         if (await ReadGetEndAsync(reader, stream, "get=salvo").ConfigureAwait(false) is { } refused)
@@ -205,9 +215,8 @@ internal sealed class UapiConnection : IDisposable
         }
 
         var answer = new StringBuilder();
-        UapiSalvoWriter.Write(answer, _owner.Device.Engine);
-        answer.Append("errno=0\n\n");
-        await AnswerAsync(stream, answer).ConfigureAwait(false);
+        var peers = UapiSalvoWriter.WriteDevice(answer, _owner.Device.Engine);
+        await WritePagesAsync(stream, answer, peers, UapiSalvoWriter.WritePeer).ConfigureAwait(false);
         return null;
     }
 

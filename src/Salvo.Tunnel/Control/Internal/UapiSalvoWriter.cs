@@ -7,7 +7,7 @@ namespace Salvo.Tunnel.Control;
 /// Writes the answer to Salvo's own request <c>get=salvo</c>, which <c>wg</c> never sends (wireguard-go closes the
 /// connection on it, so a client learns at once that no Salvo daemon answers): the counters the protocol's
 /// <c>get=1</c> has no key for. Same framing as <c>get=1</c>: key=value lines, device first, then one block per peer
-/// opened by its <c>public_key</c>; the caller adds <c>errno=0</c>. Repeated <c>dropped</c> lines carry
+/// opened by its <c>public_key</c>, written a page of peers at a time as <c>get=1</c> is; the caller adds <c>errno=0</c>. Repeated <c>dropped</c> lines carry
 /// "REASON:COUNT" for every <see cref="TunnelDropReason"/>, zeros included.
 /// </summary>
 internal static class UapiSalvoWriter
@@ -18,7 +18,8 @@ internal static class UapiSalvoWriter
     /// <summary>The answer's first line; its number grows when a key changes meaning.</summary>
     public const string Version = "salvo=1";
 
-    public static void Write(StringBuilder text, TunnelEngine engine)
+    /// <summary>Writes the device's counters and returns the snapshot of peers to write after them, a page at a time (as <c>get=1</c>).</summary>
+    public static Protocol.Peer[] WriteDevice(StringBuilder text, TunnelEngine engine)
     {
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(engine);
@@ -35,25 +36,31 @@ internal static class UapiSalvoWriter
             text.Append("dropped=").Append(reason.ToString()).Append(':').Append(count.ToString(CultureInfo.InvariantCulture)).Append('\n');
         }
 
-        foreach (var peer in engine.GetPeers())
+        return engine.GetControlSnapshot().Peers;
+    }
+
+    /// <summary>Writes one peer's lines.</summary>
+    public static void WritePeer(StringBuilder text, TunnelEngine.ControlPeer control)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        ArgumentNullException.ThrowIfNull(control);
+        var peer = control.Status;
+        text.Append("public_key=").Append(Convert.ToHexStringLower(peer.PublicKey.Bytes)).Append('\n');
+        text.Append("path=").Append(peer.Path.ToString().ToLowerInvariant()).Append('\n');
+        if (peer.PathChanged is { } changed)
         {
-            text.Append("public_key=").Append(Convert.ToHexStringLower(peer.PublicKey.Bytes)).Append('\n');
-            text.Append("path=").Append(peer.Path.ToString().ToLowerInvariant()).Append('\n');
-            if (peer.PathChanged is { } changed)
-            {
-                Line(text, "path_changed_sec", changed.ToUnixTimeSeconds());
-                text.Append("path_reason=").Append(OneLine(peer.PathReason)).Append('\n');
-            }
-
-            Line(text, "initiations_sent", peer.InitiationsSent);
-            Line(text, "initiations_unanswered", peer.InitiationsUnanswered);
-            if (peer.UnansweredSince is { } since)
-            {
-                Line(text, "unanswered_since_sec", since.ToUnixTimeSeconds());
-            }
-
-            Line(text, "unanswered", peer.IsUnanswered ? 1 : 0);
+            Line(text, "path_changed_sec", changed.ToUnixTimeSeconds());
+            text.Append("path_reason=").Append(OneLine(peer.PathReason)).Append('\n');
         }
+
+        Line(text, "initiations_sent", peer.InitiationsSent);
+        Line(text, "initiations_unanswered", peer.InitiationsUnanswered);
+        if (peer.UnansweredSince is { } since)
+        {
+            Line(text, "unanswered_since_sec", since.ToUnixTimeSeconds());
+        }
+
+        Line(text, "unanswered", peer.IsUnanswered ? 1 : 0);
     }
 
     /// <summary>A value can never end its line early: the reason is the engine's own text, but a line break would split the answer.</summary>

@@ -20,8 +20,15 @@ internal sealed partial class LinuxDatagramPal
     private int _descriptorMode;
 
     // The SO_RCVTIMEO last set, in milliseconds (0: none, the kernel's "wait forever"); set again only when a wait
-    // asks for another, so a steady caller pays no setsockopt per receive.
+    // asks for another, so a steady caller pays no setsockopt per receive. Written only with the kernel's value, under
+    // _receiveTimeoutGate: two threads that set different timeouts at once could otherwise leave it naming one and
+    // the kernel holding the other, and a lone caller whose timeout it names would then wait the other's slice on
+    // every receive, never setting its own again.
     private int _receiveTimeoutMilliseconds;
+    private readonly Lock _receiveTimeoutGate = new();
+
+    /// <summary>The SO_RCVTIMEO this socket holds as set, in milliseconds; tests compare it with the kernel's.</summary>
+    internal int ReceiveTimeoutMilliseconds => Volatile.Read(ref _receiveTimeoutMilliseconds);
 
     public override int Receive(ReceiveBatch batch, int timeoutMilliseconds) =>
         timeoutMilliseconds != 0 && DescriptorIsBlocking(recheck: false)
@@ -123,22 +130,26 @@ internal sealed partial class LinuxDatagramPal
         }
 
         var value = new TimeVal { Seconds = milliseconds / 1000, Microseconds = milliseconds % 1000 * 1000L };
-        try
+        lock (_receiveTimeoutGate)
         {
-            // Safety: the timeval is a local passed by address with its own size to one synchronous setsockopt.
-            if (Libc.SetSockOpt(_handle, Constants.SOL_SOCKET, Constants.SO_RCVTIMEO, &value, (uint)sizeof(TimeVal)) != 0)
+            try
             {
-                // Without the timeout the wait would have no deadline: this socket waits in poll(2) from now on.
-                Volatile.Write(ref _descriptorMode, DescriptorNonBlocking);
-                return false;
+                // Safety: the timeval is a local passed by address with its own size to one synchronous setsockopt.
+                if (Libc.SetSockOpt(_handle, Constants.SOL_SOCKET, Constants.SO_RCVTIMEO, &value, (uint)sizeof(TimeVal)) != 0)
+                {
+                    // Without the timeout the wait would have no deadline: this socket waits in poll(2) from now on.
+                    Volatile.Write(ref _descriptorMode, DescriptorNonBlocking);
+                    return false;
+                }
             }
-        }
-        catch (ObjectDisposedException)
-        {
-            throw Disposed();
+            catch (ObjectDisposedException)
+            {
+                throw Disposed();
+            }
+
+            Volatile.Write(ref _receiveTimeoutMilliseconds, milliseconds);
         }
 
-        Volatile.Write(ref _receiveTimeoutMilliseconds, milliseconds);
         return true;
     }
 }
