@@ -71,10 +71,11 @@ public sealed partial class BlockingReceiveCallCountTests
 
             var (calls, errors) = RecvmmsgCalls(File.ReadAllText(summary));
 
-            // One call per request, and a few spare for a request that arrived while strace was still attaching.
-            Assert.True(calls <= Traced + 10, $"{calls} recvmmsg calls ({errors} failed) for {Traced} requests");
+            // One call per request. The spare tenth is for calls a signal ends early (EINTR: the runtime signals every
+            // thread to suspend it for a collection); a try before each wait would add a whole second call per request.
+            Assert.True(calls <= Traced + Traced / 10, $"{calls} recvmmsg calls ({errors} failed) for {Traced} requests");
             Assert.True(calls >= Traced / 2, $"strace counted only {calls} recvmmsg calls for {Traced} requests");
-            Assert.True(errors <= 10, $"{errors} of {calls} recvmmsg calls found nothing");
+            Assert.True(errors <= Traced / 10, $"{errors} of {calls} recvmmsg calls failed");
         }
         finally
         {
