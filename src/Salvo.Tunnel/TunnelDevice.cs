@@ -62,14 +62,23 @@ public sealed partial class TunnelDevice : IDisposable
         _packetSlotSize = Math.Min(settings.Mtu, LargestTunMtu);
         _loopErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
         Engine = new TunnelEngine(change, time, logger: logger, name: tun.Name);
-        _sockets = new TunnelSockets(change.ListenPort ?? 0, change.FwMark ?? 0);
-        _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
-        _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
-        _tcp = new TcpPaths(Engine, ListenPort, Protocol.MessageLayout.LargestTransportSize, () => new Output(this, flushesDevice: true), _logger,
-            peers: change.Peers.Count(peer => peer.TcpFallback is not null and not TcpFallbackMode.Off), mark: FwMark)
+        _tcp = new TcpPaths(Engine, Protocol.MessageLayout.LargestTransportSize, () => new Output(this, flushesDevice: true),
+            peers: change.Peers.Count(peer => peer.TcpFallback is not null and not TcpFallbackMode.Off), mark: change.FwMark ?? 0)
         {
             MessageFailed = OnTcpMessageFailed,
         };
+        try
+        {
+            _sockets = new TunnelSockets(change.ListenPort ?? 0, change.FwMark ?? 0, _tcp, _logger);
+        }
+        catch
+        {
+            _tcp.Dispose();
+            throw;
+        }
+
+        _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
+        _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
         Engine.UseTcpPaths(_tcp);
         if (logger is not null)
         {

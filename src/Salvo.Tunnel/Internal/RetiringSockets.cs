@@ -90,5 +90,16 @@ internal sealed class RetiringSockets(TimeSpan delay) : IDisposable
         entry.Socket.Dispose();
     }
 
-    private sealed record Entry(DatagramSocket Socket, uint Mark);
+    /// <summary>
+    /// One retirement, equal only to itself: a socket taken back and retired again is a new entry, and the earlier
+    /// retirement's expiry must not find it. As a record (equal by socket and mark) it did, and closed the socket up to
+    /// half a second early; flipping back to its port then found nothing to take back, and the bind failed with
+    /// EADDRINUSE while a loop still held the old descriptor in a receive (flip 46 of 100, under load).
+    /// </summary>
+    private sealed class Entry(DatagramSocket socket, uint mark)
+    {
+        public DatagramSocket Socket { get; } = socket;
+
+        public uint Mark { get; } = mark;
+    }
 }

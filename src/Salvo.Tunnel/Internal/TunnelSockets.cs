@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
 using Salvo.Tunnel.Control;
 using Salvo.Tunnel.Paths;
 
@@ -16,16 +17,30 @@ internal sealed class TunnelSockets : IDisposable
 {
     private const int SocketBufferSize = 4 << 20;
 
+    // With 1,000 of the 28,232 ephemeral ports (Linux's default 32768-60999) held on TCP, two picks in a row collide
+    // about once in 800; 100 attempts fail only where nearly every number is held.
+    private const int AnyPortAttempts = 100;
+
     private readonly Lock _changeGate = new();
     private volatile DatagramSocket _socket;
 
     /// <summary>Replaced sockets close after the loops' next turn: each reads <see cref="Socket"/> anew and waits at most a tick (100 ms) in a receive.</summary>
     private readonly RetiringSockets _retiring = new(5 * TunnelEngine.TickInterval);
 
-    /// <summary>Binds the first socket to <paramref name="port"/> (0: a free one), marked <paramref name="mark"/> (0: none).</summary>
-    public TunnelSockets(int port, uint mark)
+    /// <summary>
+    /// Binds the first socket to <paramref name="port"/> (0: a number free on both UDP and TCP), marked
+    /// <paramref name="mark"/> (0: none), and starts <paramref name="tcp"/>'s listener on the same number. A listener
+    /// that cannot start is logged to <paramref name="logger"/>: the tunnel still works over UDP.
+    /// </summary>
+    public TunnelSockets(int port, uint mark, TcpPaths tcp, ILogger logger)
     {
-        _socket = BindDualStack(port);
+        ArgumentNullException.ThrowIfNull(tcp);
+        _socket = BindWithListener(port, tcp, mark, out var listener, out var listenerFailure);
+        if (listenerFailure is not null)
+        {
+            TunnelLog.TcpListenerFailed(logger, _socket.LocalEndPoint.Port, listenerFailure.Message);
+        }
+
         if (mark != 0)
         {
             try
@@ -34,12 +49,15 @@ internal sealed class TunnelSockets : IDisposable
             }
             catch
             {
+                listener?.Abandon();
                 _socket.Dispose();
                 throw;
             }
 
             FwMark = mark;
         }
+
+        tcp.ReplaceListener(listener, mark);
     }
 
     /// <summary>The UDP socket in use now; the loops read it anew for every receive and send.</summary>
@@ -76,9 +94,21 @@ internal sealed class TunnelSockets : IDisposable
                 {
                     step = $"listen_port {newPort}";
                     takenBack = _retiring.TryTake(newPort, out rebound, out reboundMark);
-                    rebound ??= BindDualStack(newPort);
-                    step = $"listen_port {newPort} (TCP fallback listener on {rebound.LocalEndPoint.Port})";
-                    listener = tcp.Listen(rebound.LocalEndPoint.Port, newMark);
+                    if (takenBack)
+                    {
+                        step = $"listen_port {newPort} (TCP fallback listener on {newPort})";
+                        listener = tcp.Listen(newPort, newMark);
+                    }
+                    else
+                    {
+                        rebound = BindWithListener(newPort, tcp, newMark, out listener, out var listenerFailure);
+                        if (listenerFailure is not null)
+                        {
+                            step = $"listen_port {newPort} (TCP fallback listener on {rebound.LocalEndPoint.Port})";
+                            throw listenerFailure;
+                        }
+                    }
+
                     step = "fwmark";
                 }
 
@@ -147,6 +177,41 @@ internal sealed class TunnelSockets : IDisposable
         catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
         {
             // The socket took this mark before, so a refusal here is not expected; the change is refused either way.
+        }
+    }
+
+    /// <summary>
+    /// A UDP socket on <paramref name="port"/> and the TCP fallback's listener on the same number, marked
+    /// <paramref name="mark"/> (<paramref name="listener"/>, null when no peer may fall back). With port 0 the kernel
+    /// picks the UDP port among its ephemeral ports, which TCP connections take their local ports from too: the number
+    /// may be held on TCP (a connection this or any process opened, one in TIME_WAIT for 60 s), and the listener's bind
+    /// then fails with EADDRINUSE (a live change to port 0 was refused so, and a device started on port 0 ran without
+    /// its listener). So another port is picked, up to <see cref="AnyPortAttempts"/> times, as wireguard-go picks again
+    /// when its second socket cannot take the port its first one got (conn/bind_std.go). A listener that fails on a
+    /// port asked for by number, or for another reason, is <paramref name="listenerFailure"/>; the UDP socket is
+    /// returned either way. A UDP bind that fails throws.
+    /// </summary>
+    private static DatagramSocket BindWithListener(int port, TcpPaths tcp, uint mark, out TcpPaths.Listener? listener, out Exception? listenerFailure)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            var socket = BindDualStack(port);
+            try
+            {
+                listener = tcp.Listen(socket.LocalEndPoint.Port, mark);
+                listenerFailure = null;
+                return socket;
+            }
+            catch (SocketException e) when (port == 0 && e.SocketErrorCode == SocketError.AddressAlreadyInUse && attempt < AnyPortAttempts)
+            {
+                socket.Dispose();
+            }
+            catch (Exception e) when (e is SocketException or PlatformNotSupportedException)
+            {
+                listener = null;
+                listenerFailure = e;
+                return socket;
+            }
         }
     }
 

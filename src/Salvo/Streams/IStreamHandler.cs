@@ -16,6 +16,17 @@ public interface IStreamHandler
     /// </summary>
     ValueTask OnMessageAsync(StreamConnection connection, ReadOnlySequence<byte> message);
 
+    /// <summary>
+    /// Called after the messages of one read from the socket were handled (several when the peer sends faster than
+    /// they are read): a handler that batches its own work (packets for a device, replies) finishes the batch here
+    /// instead of once a message. Runs like a message's handler, so replies sent from it leave with that read's other
+    /// replies in one socket send. A throw closes the connection with <see cref="StreamCloseReason.HandlerError"/>.
+    /// Defaults to nothing.
+    /// </summary>
+    void OnReadHandled(StreamConnection connection)
+    {
+    }
+
     /// <summary>Called once when a connection opens, before its first message.</summary>
     void OnConnected(StreamConnection connection)
     {

@@ -73,8 +73,8 @@ public sealed class WireGuardConfigParserTests
     public void Parse_NoTcpFallbackTimers_KeepsTheDefaults()
     {
         var config = WireGuardConfigParser.Parse($"[Interface]\nPrivateKey = {s_private}\n");
-        Assert.Equal(TimeSpan.FromSeconds(1), config.TcpFallback.ProbeAfter);
-        Assert.Equal(TimeSpan.FromSeconds(1), config.TcpFallback.ProbeTimeout);
+        Assert.Equal(TimeSpan.FromMilliseconds(200), config.TcpFallback.ProbeAfter);
+        Assert.Equal(TimeSpan.FromMilliseconds(300), config.TcpFallback.ProbeTimeout);
     }
 
     [Fact]

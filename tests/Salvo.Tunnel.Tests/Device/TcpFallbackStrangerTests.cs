@@ -125,7 +125,7 @@ public sealed class TcpFallbackStrangerTests(ITestOutputHelper output)
     private static bool Delivered(MemoryTun tun, byte[] expected)
     {
         var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < s_wait && tun.TakeDelivered(s_wait - clock.Elapsed) is { } packet)
+        while (Left(clock, s_wait) is { } left && tun.TakeDelivered(left) is { } packet)
         {
             if (packet.AsSpan().SequenceEqual(expected))
             {
@@ -159,9 +159,19 @@ public sealed class TcpFallbackStrangerTests(ITestOutputHelper output)
     private static void Take(DevicePair devices, HashSet<int> delivered, TimeSpan wait)
     {
         var until = Stopwatch.StartNew();
-        while (until.Elapsed < wait && devices.TunB.TakeDelivered(wait - until.Elapsed) is { } packet)
+        while (Left(until, wait) is { } left && devices.TunB.TakeDelivered(left) is { } packet)
         {
             delivered.Add(packet.Length);
         }
+    }
+
+    /// <summary>
+    /// What is left of <paramref name="wait"/>, or null once it is over: read once, because the clock reading twice
+    /// (checked, then subtracted) went past the end in between on a loaded machine and made a negative timeout.
+    /// </summary>
+    private static TimeSpan? Left(Stopwatch clock, TimeSpan wait)
+    {
+        var left = wait - clock.Elapsed;
+        return left > TimeSpan.Zero ? left : null;
     }
 }

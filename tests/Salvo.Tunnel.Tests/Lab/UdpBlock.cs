@@ -35,6 +35,13 @@ internal sealed class UdpBlock : IDisposable
         Nft($"add rule inet {Table} output udp sport {_port} counter drop");
     }
 
+    /// <summary>Drops <paramref name="percent"/> % of the UDP to and from the port at random, each way: a lossy path that still works.</summary>
+    public void Lose(int percent)
+    {
+        Nft($"add rule inet {Table} input udp dport {_port} numgen random mod 100 < {percent} counter drop");
+        Nft($"add rule inet {Table} output udp sport {_port} numgen random mod 100 < {percent} counter drop");
+    }
+
     /// <summary>
     /// Drops, both ways and without a reset, the one TCP connection that has <paramref name="peerPort"/> at the other
     /// end, as a NAT that forgot it would: neither end is told, and a new connection (another port) gets through.

@@ -319,6 +319,26 @@ public sealed class TcpFallbackTests
     }
 
     [Fact]
+    public void ModeOnly_PacketSentBetweenTheConnectionOpeningAndTheTick_OneInitiation_SessionAtOnce()
+    {
+        using var pair = new FallbackPair(aliceMode: TcpFallbackMode.Only);
+        pair.Run(TimeSpan.FromSeconds(0.1));
+        pair.OpenTcp();
+
+        // The connection opens on another thread: a packet can start the handshake over it before the next tick does.
+        pair.AliceSends();
+        pair.Alice.Tick(pair.AliceOut);
+        var initiations = pair.AliceOut.Datagrams.Count(datagram => datagram.Bytes[0] == 1);
+        pair.Exchange();
+        pair.Run(TimeSpan.FromSeconds(0.5));
+
+        // A second initiation would forget the first one's index (its response refused) and Bob would refuse it as a
+        // flood: the packet would wait for the retransmission 5 s later.
+        Assert.Equal(1, initiations);
+        Assert.NotEmpty(pair.BobOut.Packets);
+    }
+
+    [Fact]
     public void TcpConnectionCloses_BackToUdp()
     {
         using var pair = new FallbackPair();

@@ -17,8 +17,16 @@ internal sealed class FallbackPair : IDisposable
     public static readonly DatagramAddress AliceTcp = TcpPathAddress.Create(1);
     public static readonly DatagramAddress BobTcp = TcpPathAddress.Create(2);
 
-    /// <summary>No jitter, so the probe schedule is exactly 5, 10, 20, 40, 60, 60 s.</summary>
-    public static readonly TcpFallbackOptions Timers = new() { UdpReprobeBackoff = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), Jitter: 0) };
+    /// <summary>
+    /// Slower timers than the defaults, so that each step of a test stands seconds apart: the silence probed after 1 s,
+    /// left 1 s later, and no jitter, so the probe schedule on TCP is exactly 5, 10, 20, 40, 60, 60 s.
+    /// </summary>
+    public static readonly TcpFallbackOptions Timers = new()
+    {
+        ProbeAfter = TimeSpan.FromSeconds(1),
+        ProbeTimeout = TimeSpan.FromSeconds(1),
+        UdpReprobeBackoff = new(TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(60), Jitter: 0),
+    };
 
     private readonly TcpFallbackOptions _timers;
 
@@ -61,7 +69,28 @@ internal sealed class FallbackPair : IDisposable
 
     public bool UdpBlocked { get; set; }
 
+    /// <summary>Drops the UDP datagrams it returns true for (while UDP is not blocked), as a lossy path would.</summary>
+    public Func<byte[], bool>? UdpLoses { get; set; }
+
     public bool TcpOpen { get; private set; }
+
+    /// <summary>While true, messages over TCP wait (in order) instead of arriving: a slow connection. <see cref="ReleaseTcp"/> delivers them.</summary>
+    public bool TcpHeld { get; set; }
+
+    private readonly List<(byte[] Bytes, TunnelEngine To, RecordingOutput ToOut, DatagramAddress Source)> _heldTcp = [];
+
+    /// <summary>Stops holding TCP and delivers what waited, then carries the answers.</summary>
+    public void ReleaseTcp()
+    {
+        TcpHeld = false;
+        foreach (var (bytes, to, toOut, source) in _heldTcp)
+        {
+            to.ReceiveDatagram(bytes, source, toOut);
+        }
+
+        _heldTcp.Clear();
+        Exchange();
+    }
 
     /// <summary>UDP datagrams dropped while blocked, both ways.</summary>
     public int UdpDropped { get; private set; }
@@ -154,12 +183,16 @@ internal sealed class FallbackPair : IDisposable
     {
         if (TcpPathAddress.IsTcp(destination))
         {
-            if (TcpOpen)
+            if (TcpOpen && TcpHeld)
+            {
+                _heldTcp.Add((bytes, to, toOut, tcpSource));
+            }
+            else if (TcpOpen)
             {
                 to.ReceiveDatagram(bytes, tcpSource, toOut);
             }
         }
-        else if (UdpBlocked)
+        else if (UdpBlocked || UdpLoses?.Invoke(bytes) == true)
         {
             UdpDropped++;
         }

@@ -66,8 +66,21 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
     /// <summary>When data first went out over TCP after the last authenticated message came back; 0 while answered.</summary>
     public long TcpSilentSince { get; set; }
 
-    /// <summary>When the handshake checking this silence went out; 0 before it.</summary>
-    public long ProbeSent { get; set; }
+    private long _probeSent;
+
+    /// <summary>When the handshake checking this silence went out; 0 before it. Setting it starts a new check, not yet repeated.</summary>
+    public long ProbeSent
+    {
+        get => _probeSent;
+        set
+        {
+            _probeSent = value;
+            ProbeRepeated = false;
+        }
+    }
+
+    /// <summary>Whether the check's handshake went out a second time, half its timeout after the first.</summary>
+    public bool ProbeRepeated { get; set; }
 
     /// <summary>When the last such handshake went out, answered or not.</summary>
     public long LastProbe { get; set; }
@@ -88,7 +101,13 @@ internal sealed class PeerPath(TcpFallbackMode mode, DatagramAddress udpEndpoint
     /// <summary>Just moved to TCP with no session, or with packets waiting for one: send a handshake over TCP at the next tick.</summary>
     public bool HandshakeOverTcp { get; set; }
 
+    /// <summary>When the peer last moved to TCP: a handshake initiation sent since then already went over TCP.</summary>
+    public long MovedToTcp { get; set; }
+
     public int UdpProbes { get; set; }
+
+    /// <summary>When the last UDP probe's handshake initiation went out (its <c>LastInitiationSent</c>): the initiations since the move that did not go over TCP.</summary>
+    public long UdpProbeInitiation { get; set; }
 
     public DateTimeOffset? Changed { get; set; }
 
