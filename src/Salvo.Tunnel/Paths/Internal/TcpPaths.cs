@@ -159,7 +159,28 @@ internal sealed class TcpPaths : ITcpPathConnector, IStreamHandler, IDisposable
         if (old is not null)
         {
             var port = ((IPEndPoint)old.Socket.LocalEndPoint!).Port;
+            StopListening(old.Socket);
             _replaced = (port, old.Server.StopAsync());
+        }
+    }
+
+    /// <summary>
+    /// Takes the port out of the listening state now, in this thread: shutdown(2) of a listening socket's receive side
+    /// stops the listen (inet_shutdown in net/ipv4/af_inet.c disconnects it) and wakes its pending accept, while the
+    /// descriptor itself is released only once the runtime has aborted that accept on another thread, which on a
+    /// loaded machine took over 2 s (a change back to the previous port then failed with EADDRINUSE). A port bound by
+    /// a socket that no longer listens is free to a new listener: the runtime sets SO_REUSEADDR on every TCP socket
+    /// it binds.
+    /// </summary>
+    private static void StopListening(Socket listener)
+    {
+        try
+        {
+            listener.Shutdown(SocketShutdown.Receive);
+        }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException)
+        {
+            // Already closed, or never listening: the stop that follows closes what is left.
         }
     }
 
