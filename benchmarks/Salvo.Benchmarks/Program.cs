@@ -31,5 +31,10 @@ if (args.Length > 0 && args[0] == "tunnel-peers")
     return TunnelPeerScale.Run(args[1..]);
 }
 
+if (args.Length > 0 && args[0] == "handshake-storm")
+{
+    return HandshakeStorm.Run(args[1..]);
+}
+
 BenchmarkSwitcher.FromAssembly(typeof(IoModelComparison).Assembly).Run(args);
 return 0;

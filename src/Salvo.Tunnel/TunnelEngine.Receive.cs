@@ -13,9 +13,18 @@ public sealed partial class TunnelEngine
     internal void ReceiveDatagram(Span<byte> datagram, DatagramAddress source, ITunnelOutput output)
     {
         ArgumentNullException.ThrowIfNull(output);
+        var type = MessageLayout.Classify(datagram);
+        if (type != MessageType.Transport)
+        {
+            // Not under the receive direction's gate: transport messages that another thread receives meanwhile (the
+            // TCP fallback's connections, a second socket) do not wait for this handshake's Diffie-Hellman.
+            ReceiveHandshake(type, datagram, source, output);
+            return;
+        }
+
         lock (_receiveGate)
         {
-            ReceiveOne(datagram, source, output);
+            ReceiveTransport(datagram, source, output);
             ApplyReceiveTallies(output);
         }
     }
@@ -56,20 +65,29 @@ public sealed partial class TunnelEngine
             return;
         }
 
+        ReceiveHandshake(type, datagram, source, output);
+    }
+
+    /// <summary>A handshake message (or one of no known type): under the engine's lock, but for an initiation's Diffie-Hellman.</summary>
+    private void ReceiveHandshake(MessageType type, ReadOnlySpan<byte> datagram, DatagramAddress source, ITunnelOutput output)
+    {
+        if (type == MessageType.Initiation)
+        {
+            ReceiveInitiation(datagram, source, output);
+            return;
+        }
+
         lock (_gate)
         {
             if (_local is null)
             {
                 // No private key yet (a device started empty, waiting for wg setconf): no handshake can be answered.
-                Refuse(type is MessageType.Initiation or MessageType.Response or MessageType.CookieReply ? TunnelDropReason.NoPrivateKey : TunnelDropReason.Malformed, source);
+                Refuse(type is MessageType.Response or MessageType.CookieReply ? TunnelDropReason.NoPrivateKey : TunnelDropReason.Malformed, source);
                 return;
             }
 
             switch (type)
             {
-                case MessageType.Initiation:
-                    ReceiveInitiation(datagram, source, output);
-                    break;
                 case MessageType.Response:
                     ReceiveResponse(datagram, source, output);
                     break;
@@ -83,21 +101,101 @@ public sealed partial class TunnelEngine
         }
     }
 
+    /// <summary>
+    /// Answers an initiation. The MACs, the cookie decision and every change to the peer happen under the lock; the
+    /// five X25519 operations of a new peer's handshake (two to open the initiation, three to seal the response) run
+    /// outside it, so the data path's once-a-batch turn at the lock does not wait behind them. Under a storm of new
+    /// handshakes the lock was held through all of them, and the established peer's traffic fell (docs/benchmarks.md,
+    /// "Handshakes at scale"). What changed meanwhile (the peer removed, its key or preshared key replaced, another
+    /// initiation from it accepted) is checked again before the answer is made the peer's.
+    /// </summary>
     private void ReceiveInitiation(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
     {
-        var sender = MessageLayout.ReadIndex(message, MessageLayout.InitiationSender);
-        if (!PassesMacs(message, MessageLayout.InitiationMac1, sender, source, output))
+        LocalIdentity local;
+        lock (_gate)
         {
+            if (_local is null)
+            {
+                Refuse(TunnelDropReason.NoPrivateKey, source);
+                return;
+            }
+
+            var sender = MessageLayout.ReadIndex(message, MessageLayout.InitiationSender);
+            if (!PassesMacs(message, MessageLayout.InitiationMac1, sender, source, output))
+            {
+                return;
+            }
+
+            local = _local;
+        }
+
+        using var opened = new OpenedInitiation();
+        if (!NoiseHandshake.TryOpenInitiation(local, message, opened))
+        {
+            RefuseLocked(TunnelDropReason.HandshakeNotAuthenticated, source);
             return;
         }
 
-        var peer = NoiseHandshake.TryConsumeInitiation(Local, message, FindPeer, _time, out var refusal);
+        Peer? peer;
+        lock (_gate)
+        {
+            peer = AcceptablePeer(local, opened, source);
+            if (peer is null)
+            {
+                return;
+            }
+
+            peer.PresharedKey.CopyTo(opened.PresharedKey, 0);
+        }
+
+        Span<byte> response = stackalloc byte[MessageLayout.ResponseSize];
+        if (!NoiseHandshake.TrySealResponse(local, opened, opened.PresharedKey, response))
+        {
+            RefuseLocked(TunnelDropReason.HandshakeNotAuthenticated, source);
+            return;
+        }
+
+        lock (_gate)
+        {
+            if (!ReferenceEquals(AcceptablePeer(local, opened, source), peer)
+                || !System.Security.Cryptography.CryptographicOperations.FixedTimeEquals(peer.PresharedKey, opened.PresharedKey))
+            {
+                return;
+            }
+
+            AnswerInitiation(peer, opened, response, source, output);
+        }
+    }
+
+    /// <summary>The configured peer that sent <paramref name="opened"/>, if it may accept it now; refuses and returns null otherwise. Under the lock.</summary>
+    private Peer? AcceptablePeer(LocalIdentity local, OpenedInitiation opened, DatagramAddress source)
+    {
+        if (!ReferenceEquals(_local, local))
+        {
+            // This end's private key changed while the initiation was being opened: it was sealed for the old one.
+            Refuse(TunnelDropReason.HandshakeNotAuthenticated, source);
+            return null;
+        }
+
+        var peer = FindPeer(opened.RemoteStatic);
         if (peer is null)
         {
-            Refuse(refusal, source);
-            return;
+            Refuse(TunnelDropReason.UnknownPeer, source);
+            return null;
         }
 
+        if (!NoiseHandshake.MayAccept(peer, opened, _time, out var refusal))
+        {
+            Refuse(refusal, source);
+            return null;
+        }
+
+        return peer;
+    }
+
+    /// <summary>Makes the sealed answer the peer's handshake, derives the session and sends the response. Under the lock.</summary>
+    private void AnswerInitiation(Peer peer, OpenedInitiation opened, Span<byte> response, DatagramAddress source, ITunnelOutput output)
+    {
         Roam(peer, source);
         if (peer.Handshake.LocalIndex != 0)
         {
@@ -105,14 +203,7 @@ public sealed partial class TunnelEngine
         }
 
         var index = AllocateIndex(peer);
-        Span<byte> response = stackalloc byte[MessageLayout.ResponseSize];
-        if (!NoiseHandshake.TryCreateResponse(Local, peer, index, response))
-        {
-            _indices.Remove(index);
-            Refuse(TunnelDropReason.HandshakeNotAuthenticated, source);
-            return;
-        }
-
+        NoiseHandshake.AcceptAnswered(peer.Handshake, opened, index, _time, response);
         peer.Cookies.AddMacs(response, MessageLayout.ResponseMac1, _time);
         var keypair = NoiseHandshake.DeriveKeypair(Local, peer.Handshake, isInitiator: false, _time.GetTimestamp());
         _indices[index] = new IndexEntry(peer, keypair);
@@ -240,7 +331,7 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        // The replay window needs no lock of its own: every transport message comes through ReceiveOne under
+        // The replay window needs no lock of its own: every transport message comes through ReceiveDatagram(s) under
         // _receiveGate (UDP batches and TCP frames alike), so the window has one writer at a time.
         var counter = BinaryPrimitives.ReadUInt64LittleEndian(message[MessageLayout.TransportCounter..]);
         if (!keypair.Replay.MayAccept(counter))

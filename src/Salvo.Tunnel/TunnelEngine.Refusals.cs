@@ -14,9 +14,6 @@ public sealed partial class TunnelEngine
     private int _cookieRepliesPerSecond = 500;
     private long _cookieTokens = long.MinValue;
     private long _cookieTokensTime;
-    private HashSet<DatagramAddress> _peerAddresses = [];
-    private long _peerAddressesTime = long.MinValue;
-    private long _peerAddressesChanges;
 
     /// <summary>
     /// Handshake messages per second (those passing MAC1) answered without a cookie. Past it the engine is under
@@ -146,29 +143,10 @@ public sealed partial class TunnelEngine
 
     /// <summary>
     /// Whether <paramref name="source"/>'s address (any port) is a peer's endpoint: a reply there reaches a host that
-    /// answers ARP, so it leaves at once and holds no buffer. The set is rebuilt at most once a second and only after an
-    /// endpoint changed, so a flood costs one lookup a message, whatever the number of peers.
+    /// answers ARP, so it leaves at once and holds no buffer. One lookup, whatever the number of peers (the peers keep
+    /// the set, see <see cref="EndpointAddresses"/>).
     /// </summary>
-    private bool IsPeerAddress(DatagramAddress source)
-    {
-        var now = _time.GetTimestamp();
-        if (IsStale(_peerAddressesTime, ref _peerAddressesChanges, now))
-        {
-            _peerAddressesTime = now;
-            var addresses = new HashSet<DatagramAddress>();
-            foreach (var peer in _peers)
-            {
-                if (peer.Endpoint.HasValue)
-                {
-                    addresses.Add(peer.Endpoint.Unmap().WithPort(0));
-                }
-            }
-
-            _peerAddresses = addresses;
-        }
-
-        return _peerAddresses.Contains(source.Unmap().WithPort(0));
-    }
+    private bool IsPeerAddress(DatagramAddress source) => _sessions.Addresses.Contains(source);
 
     /// <summary>Counts a refused datagram and logs why: the first of each reason, then at most one a second with the count skipped.</summary>
     private void Refuse(TunnelDropReason reason, DatagramAddress source)

@@ -62,7 +62,6 @@ internal enum HandshakeStage
 {
     None,
     InitiationCreated,
-    InitiationConsumed,
     ResponseCreated,
     ResponseConsumed,
 }

@@ -5,8 +5,10 @@ namespace Salvo.Tunnel.Protocol;
 
 /// <summary>
 /// The Noise_IKpsk2 message computations of the paper, section 5.4.2 (initiation) and 5.4.3 (response),
-/// over plain byte arrays. MACs are not added here (see <see cref="CookieGenerator"/>); peers are found
-/// through the callback the caller passes.
+/// over plain byte arrays. MACs are not added here (see <see cref="CookieGenerator"/>). The responder's side is
+/// split so that its Diffie-Hellman work touches no peer (<see cref="TryOpenInitiation"/>, <see cref="TrySealResponse"/>)
+/// and the steps that do (<see cref="MayAccept"/>, <see cref="AcceptAnswered"/>) are cheap: the engine holds its lock
+/// only around the latter.
 /// </summary>
 internal static class NoiseHandshake
 {
@@ -66,24 +68,20 @@ internal static class NoiseHandshake
     }
 
     /// <summary>
-    /// Decrypts an initiation addressed to us, finds its sender through <paramref name="findPeer"/>, and accepts it
-    /// when its timestamp is newer than any before and it does not come too soon after the last. The peer's
-    /// handshake state is replaced only when everything checks out.
+    /// Opens an initiation addressed to us without touching any peer: both of its Diffie-Hellman operations
+    /// (ephemeral-static and static-static) and both decryptions, so the engine runs it outside its lock. The
+    /// static-static secret is computed here rather than taken from the peer's cache: finding the peer needs the lock.
     /// </summary>
-    public static Peer? TryConsumeInitiation(
-        LocalIdentity local, ReadOnlySpan<byte> message, Func<ReadOnlySpan<byte>, Peer?> findPeer, TimeProvider time, out TunnelDropReason refusal)
+    public static bool TryOpenInitiation(LocalIdentity local, ReadOnlySpan<byte> message, OpenedInitiation opened)
     {
-        refusal = TunnelDropReason.HandshakeNotAuthenticated;
         var crypto = local.Crypto;
-        Span<byte> chainingKey = stackalloc byte[KeySize];
-        Span<byte> hash = stackalloc byte[KeySize];
+        var chainingKey = opened.ChainingKey;
+        var hash = opened.Hash;
         Span<byte> key = stackalloc byte[KeySize];
         Span<byte> shared = stackalloc byte[KeySize];
-        Span<byte> remoteStatic = stackalloc byte[KeySize];
-        Span<byte> timestamp = stackalloc byte[Tai64N.Size];
         try
         {
-            local.InitialChainingKey.CopyTo(chainingKey);
+            local.InitialChainingKey.CopyTo(chainingKey, 0);
             crypto.Hash.Hash(local.InitialHash, local.PublicKey, hash);
 
             var ephemeral = message.Slice(MessageLayout.InitiationEphemeral, KeySize);
@@ -92,77 +90,65 @@ internal static class NoiseHandshake
 
             if (!crypto.KeyAgreement.TryAgree(local.PrivateKey, ephemeral, shared))
             {
-                return null;
+                return false;
             }
 
             NoiseKdf.Derive(crypto.Hash, chainingKey, shared, chainingKey, key);
             var encryptedStatic = message.Slice(MessageLayout.InitiationStatic, KeySize + MessageLayout.TagSize);
-            if (!OpenWithZeroNonce(crypto.Aead, key, hash, encryptedStatic, remoteStatic))
+            if (!OpenWithZeroNonce(crypto.Aead, key, hash, encryptedStatic, opened.RemoteStatic))
             {
-                return null;
+                return false;
             }
 
             MixHash(crypto.Hash, hash, encryptedStatic);
-            var peer = findPeer(remoteStatic);
-            if (peer is null)
+            if (!crypto.KeyAgreement.TryAgree(local.PrivateKey, opened.RemoteStatic, shared))
             {
-                refusal = TunnelDropReason.UnknownPeer;
-                return null;
-            }
-
-            if (!peer.TryGetStaticSecret(local, shared))
-            {
-                return null;
+                return false;
             }
 
             NoiseKdf.Derive(crypto.Hash, chainingKey, shared, chainingKey, key);
             var encryptedTimestamp = message.Slice(MessageLayout.InitiationTimestamp, Tai64N.Size + MessageLayout.TagSize);
-            if (!OpenWithZeroNonce(crypto.Aead, key, hash, encryptedTimestamp, timestamp))
+            if (!OpenWithZeroNonce(crypto.Aead, key, hash, encryptedTimestamp, opened.Timestamp))
             {
-                return null;
+                return false;
             }
 
             MixHash(crypto.Hash, hash, encryptedTimestamp);
-
-            // Checked before the peer takes a session: a replayed initiation, or a flood of them, makes none.
-            var replayed = !Tai64N.IsAfter(timestamp, peer.LatestTimestamp);
-            var flooding = peer.SessionIfActive is { Handshake.HasConsumedInitiation: true } active
-                && time.GetElapsedTime(active.Handshake.LastInitiationConsumed) < WireGuardProtocol.InitiationMinimumInterval;
-            if (replayed || flooding)
-            {
-                refusal = replayed ? TunnelDropReason.StaleTimestamp : TunnelDropReason.InitiationFlood;
-                return null;
-            }
-
-            var state = peer.Handshake;
-            timestamp.CopyTo(state.LatestTimestamp);
-            state.LastInitiationConsumed = time.GetTimestamp();
-            state.HasConsumedInitiation = true;
-            hash.CopyTo(state.Hash);
-            chainingKey.CopyTo(state.ChainingKey);
-            ephemeral.CopyTo(state.RemoteEphemeral);
-            state.RemoteIndex = MessageLayout.ReadIndex(message, MessageLayout.InitiationSender);
-            state.Stage = HandshakeStage.InitiationConsumed;
-            return peer;
+            ephemeral.CopyTo(opened.RemoteEphemeral);
+            opened.RemoteIndex = MessageLayout.ReadIndex(message, MessageLayout.InitiationSender);
+            return true;
         }
         finally
         {
-            CryptographicOperations.ZeroMemory(chainingKey);
             CryptographicOperations.ZeroMemory(key);
             CryptographicOperations.ZeroMemory(shared);
         }
     }
 
-    /// <summary>Writes the response (without MACs) to a consumed initiation and leaves the chaining key ready for key derivation.</summary>
-    public static bool TryCreateResponse(LocalIdentity local, Peer peer, uint localIndex, Span<byte> message)
+    /// <summary>
+    /// Whether <paramref name="peer"/> may accept <paramref name="opened"/>: its timestamp is newer than any accepted
+    /// before, and it does not come within 20 ms of the last one accepted. Read without making the peer a session, so a
+    /// replayed initiation, or a flood of them, makes none.
+    /// </summary>
+    public static bool MayAccept(Peer peer, OpenedInitiation opened, TimeProvider time, out TunnelDropReason refusal)
+    {
+        var replayed = !Tai64N.IsAfter(opened.Timestamp, peer.LatestTimestamp);
+        var flooding = peer.SessionIfActive is { Handshake.HasConsumedInitiation: true } active
+            && time.GetElapsedTime(active.Handshake.LastInitiationConsumed) < WireGuardProtocol.InitiationMinimumInterval;
+        refusal = replayed ? TunnelDropReason.StaleTimestamp : TunnelDropReason.InitiationFlood;
+        return !replayed && !flooding;
+    }
+
+    /// <summary>
+    /// Writes the response (without indices and MACs) to an opened initiation, with a fresh ephemeral key and the
+    /// peer's <paramref name="presharedKey"/>; <paramref name="opened"/> then holds the final chaining key. Touches no
+    /// peer, so the engine runs its three X25519 operations outside its lock.
+    /// </summary>
+    public static bool TrySealResponse(LocalIdentity local, OpenedInitiation opened, ReadOnlySpan<byte> presharedKey, Span<byte> message)
     {
         var crypto = local.Crypto;
-        var state = peer.Handshake;
-        if (state.Stage != HandshakeStage.InitiationConsumed)
-        {
-            return false;
-        }
-
+        var chainingKey = opened.ChainingKey;
+        var hash = opened.Hash;
         Span<byte> ephemeralPrivate = stackalloc byte[KeySize];
         Span<byte> shared = stackalloc byte[KeySize];
         Span<byte> tau = stackalloc byte[KeySize];
@@ -170,35 +156,29 @@ internal static class NoiseHandshake
         try
         {
             MessageLayout.WriteType(message, MessageType.Response);
-            MessageLayout.WriteIndex(message, MessageLayout.ResponseSender, localIndex);
-            MessageLayout.WriteIndex(message, MessageLayout.ResponseReceiver, state.RemoteIndex);
-
             crypto.KeyAgreement.GeneratePrivateKey(ephemeralPrivate);
             var ephemeral = message.Slice(MessageLayout.ResponseEphemeral, KeySize);
             crypto.KeyAgreement.DerivePublicKey(ephemeralPrivate, ephemeral);
-            MixKey(crypto.Hash, state.ChainingKey, ephemeral);
-            MixHash(crypto.Hash, state.Hash, ephemeral);
+            MixKey(crypto.Hash, chainingKey, ephemeral);
+            MixHash(crypto.Hash, hash, ephemeral);
 
-            if (!crypto.KeyAgreement.TryAgree(ephemeralPrivate, state.RemoteEphemeral, shared))
+            if (!crypto.KeyAgreement.TryAgree(ephemeralPrivate, opened.RemoteEphemeral, shared))
             {
                 return false;
             }
 
-            MixKey(crypto.Hash, state.ChainingKey, shared);
-            if (!crypto.KeyAgreement.TryAgree(ephemeralPrivate, peer.PublicKey, shared))
+            MixKey(crypto.Hash, chainingKey, shared);
+            if (!crypto.KeyAgreement.TryAgree(ephemeralPrivate, opened.RemoteStatic, shared))
             {
                 return false;
             }
 
-            MixKey(crypto.Hash, state.ChainingKey, shared);
-            NoiseKdf.Derive(crypto.Hash, state.ChainingKey, peer.PresharedKey, state.ChainingKey, tau, key);
-            MixHash(crypto.Hash, state.Hash, tau);
+            MixKey(crypto.Hash, chainingKey, shared);
+            NoiseKdf.Derive(crypto.Hash, chainingKey, presharedKey, chainingKey, tau, key);
+            MixHash(crypto.Hash, hash, tau);
             var encryptedEmpty = message.Slice(MessageLayout.ResponseEmpty, MessageLayout.TagSize);
-            SealWithZeroNonce(crypto.Aead, key, state.Hash, [], encryptedEmpty);
-            MixHash(crypto.Hash, state.Hash, encryptedEmpty);
-
-            state.LocalIndex = localIndex;
-            state.Stage = HandshakeStage.ResponseCreated;
+            SealWithZeroNonce(crypto.Aead, key, hash, [], encryptedEmpty);
+            MixHash(crypto.Hash, hash, encryptedEmpty);
             return true;
         }
         finally
@@ -208,6 +188,26 @@ internal static class NoiseHandshake
             CryptographicOperations.ZeroMemory(tau);
             CryptographicOperations.ZeroMemory(key);
         }
+    }
+
+    /// <summary>
+    /// Makes an answered initiation the peer's handshake (the caller checked <see cref="MayAccept"/> under its lock):
+    /// records its timestamp against replay, takes the final chaining key for <see cref="DeriveKeypair"/>, and writes
+    /// both indices into the response.
+    /// </summary>
+    public static void AcceptAnswered(HandshakeState state, OpenedInitiation opened, uint localIndex, TimeProvider time, Span<byte> response)
+    {
+        opened.Timestamp.CopyTo(state.LatestTimestamp, 0);
+        state.LastInitiationConsumed = time.GetTimestamp();
+        state.HasConsumedInitiation = true;
+        opened.Hash.CopyTo(state.Hash, 0);
+        opened.ChainingKey.CopyTo(state.ChainingKey, 0);
+        opened.RemoteEphemeral.CopyTo(state.RemoteEphemeral, 0);
+        state.RemoteIndex = opened.RemoteIndex;
+        state.LocalIndex = localIndex;
+        state.Stage = HandshakeStage.ResponseCreated;
+        MessageLayout.WriteIndex(response, MessageLayout.ResponseSender, localIndex);
+        MessageLayout.WriteIndex(response, MessageLayout.ResponseReceiver, opened.RemoteIndex);
     }
 
     /// <summary>Checks a response to our initiation; on success the peer's state holds the final chaining key.</summary>

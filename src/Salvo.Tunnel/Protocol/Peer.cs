@@ -63,9 +63,11 @@ internal sealed class Peer : IDisposable, IRouteOwner
         get => _endpoint?.Value ?? default;
         set
         {
-            if (!Endpoint.Equals(value))
+            var old = Endpoint;
+            if (!old.Equals(value))
             {
                 _endpoint = value.HasValue ? new EndpointBox(value) : null;
+                _sessions.Addresses.Move(old, value);
             }
         }
     }
@@ -228,6 +230,7 @@ internal sealed class Peer : IDisposable, IRouteOwner
 
         _removed = true;
         SetPresharedKey(null);
+        Endpoint = default;
     }
 
     private PeerSession Activate()

@@ -15,6 +15,12 @@ internal sealed class PeerSessionPool(TunnelCrypto crypto, Action<Peer> activate
 
     private readonly Stack<PeerSession> _spare = new();
 
+    /// <summary>
+    /// Every peer's endpoint address. It rides with the pool because the pool is what all of one engine's peers already
+    /// share, and a peer keeps its own entry current.
+    /// </summary>
+    public EndpointAddresses Addresses { get; } = new();
+
     /// <summary>Peers with a session now.</summary>
     public int Active { get; private set; }
 

@@ -12,6 +12,8 @@ namespace Salvo.Tunnel.Tests.Protocol;
 /// Peers whose session state (keypairs, handshake, timers, queues, counters) exists only while they speak: what an idle
 /// peer costs, and that a peer made active on its first packet, rekeyed and let go after silence behaves as before.
 /// </summary>
+// Reads the GC heap: alone, so another test's allocations (a 100,000-peer engine) do not count.
+[Collection(Control.ControlSocketMemoryCollection.Name)]
 public sealed class LazyPeerTests
 {
     [Fact]

@@ -7,6 +7,8 @@ using Salvo.Tunnel.Tests.Support;
 namespace Salvo.Tunnel.Tests.Protocol;
 
 /// <summary>One engine with thousands of peers: memory per idle peer, timers that leave idle peers alone, a burst of handshakes.</summary>
+// Reads the GC heap: alone, so another test's allocations (a 100,000-peer engine) do not count.
+[Collection(Control.ControlSocketMemoryCollection.Name)]
 public sealed class PeerScaleTests
 {
     private static readonly IPAddress s_hubAddress = IPAddress.Parse("198.18.0.1");
