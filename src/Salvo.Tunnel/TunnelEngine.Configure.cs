@@ -32,6 +32,8 @@ public sealed partial class TunnelEngine
                 _peers.RemoveWhere(peer => !named.Contains(peer.PublicKeyText) && Unlink(peer));
             }
 
+            // One growth to the size the change may need, where a million added peers doubled the table twenty times.
+            _peers.EnsureCapacity(_peers.Count + change.Peers.Count);
             foreach (var peerChange in change.Peers)
             {
                 ConfigurePeer(peerChange, output);
@@ -41,7 +43,7 @@ public sealed partial class TunnelEngine
 
     /// <summary>
     /// This end's private key and the peers configured now, by reference (8 bytes a peer): the control socket's
-    /// <c>get</c> then takes their state a page at a time with <see cref="GetControlPeers"/>, so a million-peer answer
+    /// <c>get</c> then writes their state a page at a time with <see cref="WriteControlPeers"/>, so a million-peer answer
     /// never holds every peer's status at once, and the lock is never held for the whole answer.
     /// </summary>
     internal (WireGuardKey? PrivateKey, Peer[] Peers) GetControlSnapshot()
@@ -52,11 +54,14 @@ public sealed partial class TunnelEngine
         }
     }
 
-    /// <summary>Adds to <paramref name="into"/> the state of up to <paramref name="count"/> peers of a snapshot from <paramref name="start"/>, leaving out any removed since.</summary>
-    internal void GetControlPeers(Peer[] snapshot, int start, int count, List<ControlPeer> into)
+    /// <summary>
+    /// Writes the <c>get</c> lines of up to <paramref name="count"/> peers of a snapshot from <paramref name="start"/>,
+    /// leaving out any removed since; under the lock, so each peer is written as one state.
+    /// </summary>
+    internal void WriteControlPeers(Peer[] snapshot, int start, int count, System.Buffers.IBufferWriter<byte> answer)
     {
         ArgumentNullException.ThrowIfNull(snapshot);
-        ArgumentNullException.ThrowIfNull(into);
+        ArgumentNullException.ThrowIfNull(answer);
         lock (_gate)
         {
             for (var i = start; i < Math.Min(snapshot.Length, start + count); i++)
@@ -64,7 +69,7 @@ public sealed partial class TunnelEngine
                 var peer = snapshot[i];
                 if (_peers.Contains(peer))
                 {
-                    into.Add(new ControlPeer(StatusOf(peer), WireGuardKey.FromBytes(peer.PresharedKey)));
+                    Control.UapiGetWriter.WritePeer(answer, peer, ShownAddress(peer));
                 }
             }
         }
@@ -225,7 +230,4 @@ public sealed partial class TunnelEngine
         peer.Dispose();
         return true;
     }
-
-    /// <summary>One peer as the control socket's <c>get</c> reports it: its status, and what <c>get</c> shows beyond it.</summary>
-    internal sealed record ControlPeer(PeerStatus Status, WireGuardKey PresharedKey);
 }
