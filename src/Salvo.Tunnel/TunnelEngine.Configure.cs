@@ -105,13 +105,13 @@ public sealed partial class TunnelEngine
 
     private void ConfigurePeer(PeerChange change, ITunnelOutput? output)
     {
-        if (PublicKey is not null && change.PublicKey.Equals(PublicKey))
+        if (PublicKey is not null && change.PublicKeyBytes.SequenceEqual(PublicKey.Bytes))
         {
             // A peer with this end's own key is ignored, as wireguard-go ignores it.
             return;
         }
 
-        var peer = FindPeer(change.PublicKey.Bytes);
+        var peer = FindPeer(change.PublicKeyBytes);
         if (change.Remove)
         {
             if (peer is not null)
@@ -131,7 +131,7 @@ public sealed partial class TunnelEngine
 
             // A peer the control socket adds speaks plain WireGuard: the TCP fallback is a configuration-file feature.
             // It starts idle (no session) unless it must act by itself: TcpFallback = only dials from the tick.
-            peer = new Peer(change.PublicKey, change.TcpFallback ?? TcpFallbackMode.Off, _sessions);
+            peer = new Peer(change.PublicKeyBytes, change.TcpFallback ?? TcpFallbackMode.Off, _sessions);
             _peers.TryAdd(peer);
             if (peer.PathMode == TcpFallbackMode.Only)
             {
@@ -144,11 +144,10 @@ public sealed partial class TunnelEngine
             peer.SetPresharedKey(change.PresharedKey);
         }
 
-        if (change.Endpoint is { } endpoint)
+        if (change.EndpointAddress is { HasValue: true } address)
         {
             // An idle peer's path is made from its endpoint when it becomes active; TcpFallback = only keeps the
             // UDP address in its path alone (it is always active).
-            var address = DatagramAddress.FromIPEndPoint(endpoint);
             if (peer.IsActive)
             {
                 peer.Path.UdpEndpoint = address;
