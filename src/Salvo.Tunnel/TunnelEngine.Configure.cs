@@ -32,8 +32,13 @@ public sealed partial class TunnelEngine
                 _peers.RemoveWhere(peer => !named.Contains(peer.PublicKeyText) && Unlink(peer));
             }
 
-            // One growth to the size the change may need, where a million added peers doubled the table twenty times.
-            _peers.EnsureCapacity(_peers.Count + change.Peers.Count);
+            if (change.ReplacePeers)
+            {
+                // The table ends with at most the change's peers: one growth to that size, where a million-peer wg
+                // setconf doubled it twenty times. Other changes (wg set of one peer) grow it as before, by doubling.
+                _peers.EnsureCapacity(change.Peers.Count);
+            }
+
             foreach (var peerChange in change.Peers)
             {
                 ConfigurePeer(peerChange, output);

@@ -36,10 +36,8 @@ internal sealed class PeerTable
             return;
         }
 
-        // At least doubling, so a run of one-peer adds (wg set) rehashes a million peers only now and then.
-        var target = Math.Max(count, _ordered.Capacity * 2);
-        _byKey.EnsureCapacity(target);
-        _ordered.EnsureCapacity(target);
+        _byKey.EnsureCapacity(count);
+        _ordered.EnsureCapacity(count);
     }
 
     /// <summary>Adds <paramref name="peer"/>; false when a peer with its key is already here.</summary>
