@@ -13,8 +13,10 @@
 # ROUNDS=N repeats the daemons' lines N times, alternating them (default 1); BEFORE=PATH adds another wireguard-salvo
 # build (an older checkout's) to each round, at wireguard-go's peer count.
 # Linux, root, wg, wireguard-go, ip, python3; the .NET SDK to build. Bounded: every wait has a limit.
+# Each setconf and dump also prints the CPU seconds the daemon spent on it (/proc/PID/stat utime + stime, taken
+# just before and just after the wg command): on a machine others are loading, the figure that load moves least.
 # Usage: sudo benchmarks/million-peers/run.sh [PEERS]   (SALVO_NO_BUILD=1 skips the build; ONLY=salvo|wireguard-go;
-#        NO_UP=1 skips the start from a file)
+#        NO_UP=1 skips the start from a file; SALVO_DAEMON=PATH measures another wireguard-salvo build)
 set -u
 peers=${1:-1000000}
 wg_go_peers=${WG_GO_PEERS:-$((peers < 60000 ? peers : 60000))}
@@ -41,7 +43,9 @@ rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 if [ -z "${SALVO_NO_BUILD:-}" ]; then
   dotnet build -c Release "$root/src/Salvo.WireGuard" > /dev/null || exit 1
 fi
-daemon="$root/src/Salvo.WireGuard/bin/Release/net10.0/wireguard-salvo"
+daemon="${SALVO_DAEMON:-$root/src/Salvo.WireGuard/bin/Release/net10.0/wireguard-salvo}"
+# CPU seconds (user + system) a process has used, in hundredths: what it costs, whatever else the machine runs.
+cpu_cs() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # One implementation: start it on an empty device, configure COUNT peers from FILE, dump, set one peer, stop it.
 measure() {
@@ -55,15 +59,19 @@ measure() {
   sleep 1
   local empty; empty=$(rss_kb "$pid")
   local t; t=$(now)
+  local c; c=$(cpu_cs "$pid")
   timeout 300 ip netns exec "$ns" wg setconf "$iface" "$file" || { echo "$name: wg setconf failed"; tail -5 "$dir/$name.log"; }
   local setconf_ms; setconf_ms=$(ms_since "$t")
+  local setconf_cpu=$(($(cpu_cs "$pid") - c))
   sleep 2
   local after; after=$(rss_kb "$pid")
   ( peak=0; while :; do r=$(rss_kb "$pid"); [ "$r" -gt "$peak" ] && peak=$r && echo "$peak" > "$dir/peak"; sleep 0.02; done ) &
   sampler=$!
   t=$(now)
+  c=$(cpu_cs "$pid")
   local lines; lines=$(timeout 300 ip netns exec "$ns" wg show "$iface" dump | wc -l)
   local dump_ms; dump_ms=$(ms_since "$t")
+  local dump_cpu=$(($(cpu_cs "$pid") - c))
   kill "$sampler"; wait "$sampler" 2>/dev/null; sampler=
   local peak; peak=$(cat "$dir/peak" 2>/dev/null || echo "$after")
   # One peer from the middle of the file: new AllowedIPs, endpoint and keepalive, five times.
@@ -79,8 +87,8 @@ measure() {
   local starts=()
   for i in 1 2 3 4 5; do t=$(now); ip netns exec "$ns" wg --version > /dev/null; starts+=($((($(now) - t) / 1000))); done
   local start_us; start_us=$(printf '%s\n' "${starts[@]}" | sort -n | sed -n 3p)
-  printf '%-13s %9d peers  setconf %6s s  RSS %6d B/peer  dump %6s s (%d lines, RSS +%d MB)  set one %d.%03d ms (a process start alone %d.%03d ms)\n' \
-    "$name" "$count" "$(seconds "$setconf_ms")" $(((after - empty) * 1024 / count)) "$(seconds "$dump_ms")" "$lines" \
+  printf '%-13s %9d peers  setconf %6s s (daemon CPU %s s)  RSS %6d B/peer  dump %6s s (daemon CPU %s s; %d lines, RSS +%d MB)  set one %d.%03d ms (a process start alone %d.%03d ms)\n' \
+    "$name" "$count" "$(seconds "$setconf_ms")" "$(seconds $((setconf_cpu * 10)))" $(((after - empty) * 1024 / count)) "$(seconds "$dump_ms")" "$(seconds $((dump_cpu * 10)))" "$lines" \
     $(((peak - after) / 1024)) $((set_us / 1000)) $((set_us % 1000)) $((start_us / 1000)) $((start_us % 1000))
   kill -TERM "$pid"; timeout 60 tail --pid="$pid" -f /dev/null; pid=
   ip netns del "$ns"

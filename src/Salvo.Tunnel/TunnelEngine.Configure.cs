@@ -32,6 +32,13 @@ public sealed partial class TunnelEngine
                 _peers.RemoveWhere(peer => !named.Contains(peer.PublicKeyText) && Unlink(peer));
             }
 
+            if (change.ReplacePeers)
+            {
+                // The table ends with at most the change's peers: one growth to that size, where a million-peer wg
+                // setconf doubled it twenty times. Other changes (wg set of one peer) grow it as before, by doubling.
+                _peers.EnsureCapacity(change.Peers.Count);
+            }
+
             foreach (var peerChange in change.Peers)
             {
                 ConfigurePeer(peerChange, output);
@@ -41,7 +48,7 @@ public sealed partial class TunnelEngine
 
     /// <summary>
     /// This end's private key and the peers configured now, by reference (8 bytes a peer): the control socket's
-    /// <c>get</c> then takes their state a page at a time with <see cref="GetControlPeers"/>, so a million-peer answer
+    /// <c>get</c> then writes their state a page at a time with <see cref="WriteControlPeers"/>, so a million-peer answer
     /// never holds every peer's status at once, and the lock is never held for the whole answer.
     /// </summary>
     internal (WireGuardKey? PrivateKey, Peer[] Peers) GetControlSnapshot()
@@ -52,8 +59,29 @@ public sealed partial class TunnelEngine
         }
     }
 
-    /// <summary>Adds to <paramref name="into"/> the state of up to <paramref name="count"/> peers of a snapshot from <paramref name="start"/>, leaving out any removed since.</summary>
-    internal void GetControlPeers(Peer[] snapshot, int start, int count, List<ControlPeer> into)
+    /// <summary>
+    /// Writes the <c>get</c> lines of up to <paramref name="count"/> peers of a snapshot from <paramref name="start"/>,
+    /// leaving out any removed since; under the lock, so each peer is written as one state.
+    /// </summary>
+    internal void WriteControlPeers(Peer[] snapshot, int start, int count, System.Buffers.IBufferWriter<byte> answer)
+    {
+        ArgumentNullException.ThrowIfNull(snapshot);
+        ArgumentNullException.ThrowIfNull(answer);
+        lock (_gate)
+        {
+            for (var i = start; i < Math.Min(snapshot.Length, start + count); i++)
+            {
+                var peer = snapshot[i];
+                if (_peers.Contains(peer))
+                {
+                    Control.UapiGetWriter.WritePeer(answer, peer, ShownAddress(peer));
+                }
+            }
+        }
+    }
+
+    /// <summary>Adds to <paramref name="into"/> the status of up to <paramref name="count"/> peers of a snapshot from <paramref name="start"/>, leaving out any removed since.</summary>
+    internal void GetPeerStatuses(Peer[] snapshot, int start, int count, List<PeerStatus> into)
     {
         ArgumentNullException.ThrowIfNull(snapshot);
         ArgumentNullException.ThrowIfNull(into);
@@ -64,7 +92,7 @@ public sealed partial class TunnelEngine
                 var peer = snapshot[i];
                 if (_peers.Contains(peer))
                 {
-                    into.Add(new ControlPeer(StatusOf(peer), WireGuardKey.FromBytes(peer.PresharedKey)));
+                    into.Add(StatusOf(peer));
                 }
             }
         }
@@ -100,13 +128,13 @@ public sealed partial class TunnelEngine
 
     private void ConfigurePeer(PeerChange change, ITunnelOutput? output)
     {
-        if (PublicKey is not null && change.PublicKey.Equals(PublicKey))
+        if (PublicKey is not null && change.PublicKeyBytes.SequenceEqual(PublicKey.Bytes))
         {
             // A peer with this end's own key is ignored, as wireguard-go ignores it.
             return;
         }
 
-        var peer = FindPeer(change.PublicKey.Bytes);
+        var peer = FindPeer(change.PublicKeyBytes);
         if (change.Remove)
         {
             if (peer is not null)
@@ -126,7 +154,7 @@ public sealed partial class TunnelEngine
 
             // A peer the control socket adds speaks plain WireGuard: the TCP fallback is a configuration-file feature.
             // It starts idle (no session) unless it must act by itself: TcpFallback = only dials from the tick.
-            peer = new Peer(change.PublicKey, change.TcpFallback ?? TcpFallbackMode.Off, _sessions);
+            peer = new Peer(change.PublicKeyBytes, change.TcpFallback ?? TcpFallbackMode.Off, _sessions);
             _peers.TryAdd(peer);
             if (peer.PathMode == TcpFallbackMode.Only)
             {
@@ -139,11 +167,10 @@ public sealed partial class TunnelEngine
             peer.SetPresharedKey(change.PresharedKey);
         }
 
-        if (change.Endpoint is { } endpoint)
+        if (change.EndpointAddress is { HasValue: true } address)
         {
             // An idle peer's path is made from its endpoint when it becomes active; TcpFallback = only keeps the
             // UDP address in its path alone (it is always active).
-            var address = DatagramAddress.FromIPEndPoint(endpoint);
             if (peer.IsActive)
             {
                 peer.Path.UdpEndpoint = address;
@@ -226,7 +253,4 @@ public sealed partial class TunnelEngine
         peer.Dispose();
         return true;
     }
-
-    /// <summary>One peer as the control socket's <c>get</c> reports it: its status, and what <c>get</c> shows beyond it.</summary>
-    internal sealed record ControlPeer(PeerStatus Status, WireGuardKey PresharedKey);
 }

@@ -429,9 +429,8 @@ public sealed partial class TunnelEngine
         TcpPathAddress.IsTcp(peer.Endpoint) ? $"{peer.Path.UdpEndpoint} over TCP" : peer.Endpoint.ToString();
 
     /// <summary>Where a peer's messages go, as <c>salvo tunnel show</c> prints it: its UDP address on either path.</summary>
-    private static System.Net.IPEndPoint? ShownEndpoint(Peer peer)
-    {
-        var address = TcpPathAddress.IsTcp(peer.Endpoint) || peer.PathMode == TcpFallbackMode.Only ? peer.Path.UdpEndpoint : peer.Endpoint;
-        return address.HasValue ? address.ToIPEndPoint() : null;
-    }
+    private static System.Net.IPEndPoint? ShownEndpoint(Peer peer) => ShownAddress(peer) is { HasValue: true } address ? address.ToIPEndPoint() : null;
+
+    private static DatagramAddress ShownAddress(Peer peer) =>
+        TcpPathAddress.IsTcp(peer.Endpoint) || peer.PathMode == TcpFallbackMode.Only ? peer.Path.UdpEndpoint : peer.Endpoint;
 }

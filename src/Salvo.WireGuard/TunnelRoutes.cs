@@ -23,14 +23,17 @@ internal static class TunnelRoutes
             return ([], []);
         }
 
-        var prefixes = configuration.Peers.SelectMany(p => p.AllowedIps).Distinct().ToArray();
+        var prefixes = configuration.Peers.SelectMany(p => p.AllowedIps);
         if (configuration.RouteTable is not null)
         {
-            return (prefixes, []);
+            return ([.. prefixes.Distinct()], []);
         }
 
+        // Left out before they are made distinct: the two million prefixes of a hub's million peers inside its own
+        // address prefixes never fill a set, to add no route.
         var own = configuration.Addresses.Select(a => new IPPrefix(a.Address, a.PrefixLength)).ToArray();
-        return (prefixes.Where(p => p.Length > 0 && !own.Any(o => Covers(o, p))).ToArray(), prefixes.Where(p => p.Length == 0).ToArray());
+        var outside = prefixes.Where(p => p.Length == 0 || !own.Any(o => Covers(o, p))).Distinct().ToArray();
+        return (outside.Where(p => p.Length > 0).ToArray(), outside.Where(p => p.Length == 0).ToArray());
     }
 
     /// <summary>Whether every address of <paramref name="inner"/> is in <paramref name="outer"/>.</summary>

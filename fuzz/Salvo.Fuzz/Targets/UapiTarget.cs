@@ -33,7 +33,7 @@ public sealed class UapiTarget : IFuzzTarget
                     }
 
                     var (_, peers) = pair.Bob.GetControlSnapshot();
-                    pair.Bob.GetControlPeers(peers, 0, peers.Length, []);
+                    pair.Bob.WriteControlPeers(peers, 0, peers.Length, new System.Buffers.ArrayBufferWriter<byte>());
                     break;
                 case "set=1":
                     var lines = new List<string>();

@@ -31,9 +31,14 @@ internal sealed class Peer : IDisposable, IRouteOwner
     private bool _removed;
 
     public Peer(WireGuardKey publicKey, TcpFallbackMode pathMode, PeerSessionPool sessions)
+        : this((publicKey ?? throw new ArgumentNullException(nameof(publicKey))).Bytes, pathMode, sessions)
     {
-        ArgumentNullException.ThrowIfNull(publicKey);
-        publicKey.Bytes.CopyTo(_publicKey);
+    }
+
+    /// <summary>A peer with these 32 key bytes.</summary>
+    public Peer(ReadOnlySpan<byte> publicKey, TcpFallbackMode pathMode, PeerSessionPool sessions)
+    {
+        publicKey[..WireGuardKey.Size].CopyTo(_publicKey);
         PathMode = pathMode;
         _sessions = sessions;
     }

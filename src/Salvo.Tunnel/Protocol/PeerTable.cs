@@ -28,6 +28,18 @@ internal sealed class PeerTable
     /// <summary>Whether <paramref name="peer"/> is still in the table (the data path may hold one removed meanwhile).</summary>
     public bool Contains(Peer peer) => ReferenceEquals(Find(peer.PublicKey), peer);
 
+    /// <summary>Makes room for <paramref name="count"/> peers in all, so adding up to that many grows nothing.</summary>
+    public void EnsureCapacity(int count)
+    {
+        if (count <= _ordered.Capacity)
+        {
+            return;
+        }
+
+        _byKey.EnsureCapacity(count);
+        _ordered.EnsureCapacity(count);
+    }
+
     /// <summary>Adds <paramref name="peer"/>; false when a peer with its key is already here.</summary>
     public bool TryAdd(Peer peer)
     {

@@ -11,7 +11,8 @@ namespace Salvo.Tunnel.Control;
 /// </summary>
 internal sealed class UapiConnection : IDisposable
 {
-    // Answers are written in pieces of this size, so a 10,000-peer get (about 2.5 MB of text) is never a second copy.
+    // Answers are written in pieces of this size, so a 10,000-peer get (about 2.5 MB of text) is never a second copy;
+    // a get's page (about 300 KB) goes out in one write.
     private const int AnswerChunkBytes = 16 << 10;
 
     // A set this large (about 40,000 peers) leaves tens to hundreds of megabytes of parsed peers behind once applied
@@ -144,44 +145,28 @@ internal sealed class UapiConnection : IDisposable
             return refused;
         }
 
-        // Written a piece at a time as it is formatted, from peers taken a page at a time: a million-peer answer (about
-        // 300 MB of text) is never held whole, nor every peer's status at once, and the whole answer still has to go
-        // out within the request timeout.
-        var answer = new StringBuilder();
-        var peers = UapiGetWriter.WriteDevice(answer, _owner.Device);
-        await WritePagesAsync(stream, answer, peers, UapiGetWriter.WritePeer).ConfigureAwait(false);
-        return null;
-    }
-
-    /// <summary>
-    /// Writes what <paramref name="answer"/> holds, then each peer of <paramref name="peers"/> still configured, their
-    /// state taken a page at a time, then <c>errno=0</c>: the text is sent whenever it reaches a chunk, so a connection
-    /// holds a chunk and a page however many peers there are and however slowly its client reads.
-    /// </summary>
-    private async Task WritePagesAsync(NetworkStream stream, StringBuilder answer, Protocol.Peer[] peers, Action<StringBuilder, TunnelEngine.ControlPeer> writePeer)
-    {
+        // Written a page at a time as it is formatted, from peers taken a page at a time: a million-peer answer (about
+        // 300 MB of text) is never held whole, and the whole answer still has to go out within the request timeout.
         _timeoutReason = UapiRefusal.RequestTimeout;
         _cancel.CancelAfter(Limits.RequestTimeout);
+        var answer = new ArrayBufferWriter<byte>(AnswerChunkBytes);
         var engine = _owner.Device.Engine;
-        var page = new List<TunnelEngine.ControlPeer>(UapiGetWriter.PageSize);
+        var peers = UapiGetWriter.WriteDevice(answer, _owner.Device);
         for (var start = 0; start < peers.Length; start += UapiGetWriter.PageSize)
         {
-            page.Clear();
-            engine.GetControlPeers(peers, start, UapiGetWriter.PageSize, page);
-            foreach (var peer in page)
+            engine.WriteControlPeers(peers, start, UapiGetWriter.PageSize, answer);
+            if (answer.WrittenCount >= AnswerChunkBytes)
             {
-                writePeer(answer, peer);
-                if (answer.Length >= AnswerChunkBytes)
-                {
-                    await WritePiecesAsync(stream, answer).ConfigureAwait(false);
-                    answer.Clear();
-                }
+                await stream.WriteAsync(answer.WrittenMemory, _cancel.Token).ConfigureAwait(false);
+                answer.ResetWrittenCount();
             }
         }
 
-        answer.Append("errno=0\n\n");
-        await WritePiecesAsync(stream, answer).ConfigureAwait(false);
+        "errno=0\n\n"u8.CopyTo(answer.GetSpan(9));
+        answer.Advance(9);
+        await stream.WriteAsync(answer.WrittenMemory, _cancel.Token).ConfigureAwait(false);
         _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
+        return null;
     }
 
     /// <summary>
@@ -206,7 +191,11 @@ internal sealed class UapiConnection : IDisposable
         return null;
     }
 
-    /// <summary>Salvo's own counters (<see cref="UapiSalvoWriter"/>); about 100 bytes a peer, written a page at a time as a get is.</summary>
+    /// <summary>
+    /// Salvo's own counters (<see cref="UapiSalvoWriter"/>), about 100 bytes a peer, written as <c>get=1</c> is: the
+    /// peers' statuses taken a page at a time and the text sent whenever it reaches a chunk, so a connection holds a
+    /// chunk and a page however many peers there are and however slowly its client reads.
+    /// </summary>
     private async Task<UapiRefusal?> ServeSalvoGetAsync(UapiLineReader reader, NetworkStream stream)
     {
         if (await ReadGetEndAsync(reader, stream, "get=salvo").ConfigureAwait(false) is { } refused)
@@ -214,9 +203,30 @@ internal sealed class UapiConnection : IDisposable
             return refused;
         }
 
+        _timeoutReason = UapiRefusal.RequestTimeout;
+        _cancel.CancelAfter(Limits.RequestTimeout);
+        var engine = _owner.Device.Engine;
         var answer = new StringBuilder();
-        var peers = UapiSalvoWriter.WriteDevice(answer, _owner.Device.Engine);
-        await WritePagesAsync(stream, answer, peers, UapiSalvoWriter.WritePeer).ConfigureAwait(false);
+        var peers = UapiSalvoWriter.WriteDevice(answer, engine);
+        var page = new List<PeerStatus>(UapiGetWriter.PageSize);
+        for (var start = 0; start < peers.Length; start += UapiGetWriter.PageSize)
+        {
+            page.Clear();
+            engine.GetPeerStatuses(peers, start, UapiGetWriter.PageSize, page);
+            foreach (var peer in page)
+            {
+                UapiSalvoWriter.WritePeer(answer, peer);
+                if (answer.Length >= AnswerChunkBytes)
+                {
+                    await WritePiecesAsync(stream, answer).ConfigureAwait(false);
+                    answer.Clear();
+                }
+            }
+        }
+
+        answer.Append("errno=0\n\n");
+        await WritePiecesAsync(stream, answer).ConfigureAwait(false);
+        _cancel.CancelAfter(Timeout.InfiniteTimeSpan);
         return null;
     }
 
@@ -255,8 +265,12 @@ internal sealed class UapiConnection : IDisposable
 
                 if (!holdsTurn && size > Limits.LargeRequestBytes)
                 {
+                    // The line read last is still to be parsed: taken before the buffer moves.
+                    AddLine(parser, reader.Line);
                     await WaitForTurnAsync().ConfigureAwait(false);
                     holdsTurn = true;
+                    reader.Grow(UapiLineReader.LargeBufferBytes);
+                    continue;
                 }
 
                 AddLine(parser, reader.Line);

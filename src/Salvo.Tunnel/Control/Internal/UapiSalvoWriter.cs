@@ -40,11 +40,10 @@ internal static class UapiSalvoWriter
     }
 
     /// <summary>Writes one peer's lines.</summary>
-    public static void WritePeer(StringBuilder text, TunnelEngine.ControlPeer control)
+    public static void WritePeer(StringBuilder text, PeerStatus peer)
     {
         ArgumentNullException.ThrowIfNull(text);
-        ArgumentNullException.ThrowIfNull(control);
-        var peer = control.Status;
+        ArgumentNullException.ThrowIfNull(peer);
         text.Append("public_key=").Append(Convert.ToHexStringLower(peer.PublicKey.Bytes)).Append('\n');
         text.Append("path=").Append(peer.Path.ToString().ToLowerInvariant()).Append('\n');
         if (peer.PathChanged is { } changed)

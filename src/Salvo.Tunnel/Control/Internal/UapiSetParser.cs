@@ -92,7 +92,9 @@ internal sealed class UapiSetParser(UapiLimits limits)
 
     private void AddPeer(ReadOnlySpan<char> value)
     {
-        if (!UapiValues.TryParseKey(value, out var publicKey) || publicKey is null)
+        // Decoded straight into the change's own storage: no key object per peer.
+        Span<byte> publicKey = stackalloc byte[WireGuardKey.Size];
+        if (!UapiValues.TryDecodeKey(value, publicKey) || !publicKey.ContainsAnyExcept((byte)0))
         {
             Refuse(UapiErrno.Invalid, UapiRefusal.Invalid, "public_key must be 64 hex digits, not all zero");
             return;
@@ -175,7 +177,7 @@ internal sealed class UapiSetParser(UapiLimits limits)
                     return "endpoint must be a.b.c.d:port or [IPv6]:port, port 1 to 65535";
                 }
 
-                peer.Endpoint = endpoint;
+                peer.EndpointAddress = endpoint;
                 return null;
             case "persistent_keepalive_interval":
                 if (!UapiValues.TryParseNumber(value, ushort.MaxValue, out var seconds))

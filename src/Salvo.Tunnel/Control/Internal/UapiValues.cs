@@ -50,13 +50,8 @@ internal static class UapiValues
     public static bool TryParseKey(ReadOnlySpan<char> text, out WireGuardKey? key)
     {
         key = null;
-        if (text.Length != 2 * WireGuardKey.Size)
-        {
-            return false;
-        }
-
         Span<byte> bytes = stackalloc byte[WireGuardKey.Size];
-        if (Convert.FromHexString(text, bytes, out _, out var written) != System.Buffers.OperationStatus.Done || written != WireGuardKey.Size)
+        if (!TryDecodeKey(text, bytes))
         {
             return false;
         }
@@ -66,10 +61,16 @@ internal static class UapiValues
         return true;
     }
 
+    /// <summary>64 hex digits into <paramref name="destination"/> (32 bytes); false for anything else.</summary>
+    public static bool TryDecodeKey(ReadOnlySpan<char> text, Span<byte> destination) =>
+        text.Length == 2 * WireGuardKey.Size
+        && Convert.FromHexString(text, destination, out _, out var written) == System.Buffers.OperationStatus.Done
+        && written == WireGuardKey.Size;
+
     /// <summary><c>a.b.c.d:port</c> or <c>[IPv6]:port</c> (a zone allowed), port 1 to 65535: what netip.ParseAddrPort takes, less port 0.</summary>
-    public static bool TryParseEndpoint(ReadOnlySpan<char> text, out IPEndPoint? endpoint)
+    public static bool TryParseEndpoint(ReadOnlySpan<char> text, out DatagramAddress endpoint)
     {
-        endpoint = null;
+        endpoint = default;
         var colon = text.LastIndexOf(':');
         if (colon <= 0 || !TryParseNumber(text[(colon + 1)..], ushort.MaxValue, out var port) || port == 0)
         {
@@ -90,7 +91,7 @@ internal static class UapiValues
             return false;
         }
 
-        endpoint = new IPEndPoint(address!, (int)port);
+        endpoint = DatagramAddress.Create(address!, (int)port);
         return true;
     }
 

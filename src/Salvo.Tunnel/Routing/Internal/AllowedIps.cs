@@ -19,7 +19,6 @@ internal sealed class AllowedIps<TPeer>
     private readonly Node _v4 = new();
     private readonly Node _v6 = new();
 
-
     /// <summary>Routes <paramref name="prefix"/> to <paramref name="peer"/>, replacing any earlier owner.</summary>
     public void Add(IPPrefix prefix, TPeer peer)
     {
@@ -58,6 +57,33 @@ internal sealed class AllowedIps<TPeer>
     {
         ArgumentNullException.ThrowIfNull(peer);
         ArgumentNullException.ThrowIfNull(prefixes);
+        if (peer.OwnedPrefixes is null)
+        {
+            // A new peer (every peer of a wg setconf) has nothing to unroute: one array of the right size, filled.
+            var bytes = 0;
+            foreach (var prefix in prefixes)
+            {
+                bytes += PackedPrefixes.EntrySize(prefix);
+            }
+
+            if (bytes > 0)
+            {
+                peer.OwnedPrefixes = PackedPrefixes.Reserve(null, bytes);
+            }
+
+            foreach (var prefix in prefixes)
+            {
+                Add(prefix, peer);
+            }
+
+            if (peer.OwnedPrefixes is { } owned && PackedPrefixes.IsEmpty(owned))
+            {
+                peer.OwnedPrefixes = null;
+            }
+
+            return;
+        }
+
         foreach (var prefix in prefixes)
         {
             Add(prefix, peer);

@@ -85,5 +85,64 @@ internal static class PackedPrefixes
         return prefixes;
     }
 
+    /// <summary>Makes room for <paramref name="bytes"/> more bytes of entries, so the appends after it copy nothing.</summary>
+    public static byte[] Reserve(byte[]? packed, int bytes)
+    {
+        var used = packed is null ? 0 : Used(packed);
+        if (packed is not null && packed.Length >= HeaderSize + used + bytes)
+        {
+            return packed;
+        }
+
+        var grown = new byte[HeaderSize + used + bytes];
+        packed?.AsSpan(0, HeaderSize + used).CopyTo(grown);
+        return grown;
+    }
+
+    /// <summary>The room one prefix takes: its address size and length bytes, then the address.</summary>
+    public static int EntrySize(IPPrefix prefix) => 2 + (prefix.Address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetwork ? 4 : 16);
+
+    /// <summary>The prefixes as spans of the array, in the order they were added: nothing allocated.</summary>
+    public static Enumerator Enumerate(byte[]? packed) => new(packed);
+
     private static int Used(byte[] packed) => BinaryPrimitives.ReadInt32LittleEndian(packed);
+
+    /// <summary>One prefix inside the packed array: valid while the array is not changed.</summary>
+    public readonly ref struct Entry(ReadOnlySpan<byte> address, int length)
+    {
+        /// <summary>4 or 16 bytes, host bits cleared.</summary>
+        public ReadOnlySpan<byte> Address { get; } = address;
+
+        public int Length { get; } = length;
+    }
+
+    /// <summary>Walks the entries of a packed array.</summary>
+    public ref struct Enumerator
+    {
+        private readonly ReadOnlySpan<byte> _entries;
+        private int _next;
+        private int _at;
+
+        public Enumerator(byte[]? packed)
+        {
+            _entries = packed is null ? default : packed.AsSpan(HeaderSize, Used(packed));
+            _at = -1;
+        }
+
+        public readonly Entry Current => new(_entries.Slice(_at + 2, _entries[_at]), _entries[_at + 1]);
+
+        public readonly Enumerator GetEnumerator() => this;
+
+        public bool MoveNext()
+        {
+            if (_next >= _entries.Length)
+            {
+                return false;
+            }
+
+            _at = _next;
+            _next += 2 + _entries[_at];
+            return true;
+        }
+    }
 }
