@@ -1,10 +1,6 @@
-using System.Net;
 using System.Net.Sockets;
-using System.Security.Cryptography;
 using System.Text;
-using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
-using Salvo.Tunnel.Routing;
 using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Tunnel.Tests.Control;
@@ -121,7 +117,7 @@ public sealed class ControlSocketMemoryTests
     {
         const int Peers = 100_000;
         using var lab = new UapiTestDevice(UapiLimits.Default with { RequestTimeout = TimeSpan.FromMinutes(2) });
-        Assert.Equal(0, lab.Device.Configure(HundredThousandPeers(Peers), out _));
+        Assert.Equal(0, lab.Device.Configure(ManyPeerChanges.Adding(Peers), out _));
         var baseline = Heap();
         using var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
         socket.Connect(new UnixDomainSocketEndPoint(lab.Path));
@@ -146,23 +142,6 @@ public sealed class ControlSocketMemoryTests
         // Every peer once: 1 configured by the lab, and the 100,000.
         Assert.Equal(Peers + 1, UapiClient.Values(text.ToString(), "public_key").Distinct().Count());
         Assert.Equal(Peers + 1, UapiClient.Values(text.ToString(), "public_key").Count);
-    }
-
-    private static TunnelChange HundredThousandPeers(int peers)
-    {
-        var change = new TunnelChange();
-        for (var i = 2; i < peers + 2; i++)
-        {
-            var peer = new PeerChange(WireGuardKey.FromBytes(RandomNumberGenerator.GetBytes(WireGuardKey.Size)))
-            {
-                Endpoint = new IPEndPoint(IPAddress.Loopback, 10_000 + (i % 50_000)),
-                ReplaceAllowedIps = true,
-            };
-            peer.AllowedIps.Add(new IPPrefix(new IPAddress([10, (byte)(i >> 16), (byte)(i >> 8), (byte)i]), 32));
-            change.Peers.Add(peer);
-        }
-
-        return change;
     }
 
     private static string PublicKeyLine(int peer) => $"public_key={peer:x64}\n";

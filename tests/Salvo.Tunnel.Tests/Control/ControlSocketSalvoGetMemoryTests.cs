@@ -1,10 +1,6 @@
-using System.Net;
 using System.Net.Sockets;
-using System.Security.Cryptography;
 using System.Text;
-using Salvo.Tunnel.Configuration;
 using Salvo.Tunnel.Control;
-using Salvo.Tunnel.Routing;
 using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Tunnel.Tests.Control;
@@ -24,7 +20,7 @@ public sealed class ControlSocketSalvoGetMemoryTests
     {
         const int Peers = 100_000;
         using var lab = new UapiTestDevice(UapiLimits.Default with { RequestTimeout = TimeSpan.FromMinutes(2) });
-        Assert.Equal(0, lab.Device.Configure(ManyPeers(Peers), out _));
+        Assert.Equal(0, lab.Device.Configure(ManyPeerChanges.Adding(Peers), out _));
         var baseline = GC.GetTotalMemory(forceFullCollection: true);
         using var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
         socket.Connect(new UnixDomainSocketEndPoint(lab.Path));
@@ -51,22 +47,5 @@ public sealed class ControlSocketSalvoGetMemoryTests
         Assert.StartsWith("salvo=1\n", answer, StringComparison.Ordinal);
         Assert.Equal(Peers + 1, UapiClient.Values(answer, "public_key").Distinct().Count());
         Assert.Equal(Peers + 1, UapiClient.Values(answer, "unanswered").Count);
-    }
-
-    private static TunnelChange ManyPeers(int peers)
-    {
-        var change = new TunnelChange();
-        for (var i = 2; i < peers + 2; i++)
-        {
-            var peer = new PeerChange(WireGuardKey.FromBytes(RandomNumberGenerator.GetBytes(WireGuardKey.Size)))
-            {
-                Endpoint = new IPEndPoint(IPAddress.Loopback, 10_000 + (i % 50_000)),
-                ReplaceAllowedIps = true,
-            };
-            peer.AllowedIps.Add(new IPPrefix(new IPAddress([10, (byte)(i >> 16), (byte)(i >> 8), (byte)i]), 32));
-            change.Peers.Add(peer);
-        }
-
-        return change;
     }
 }
