@@ -27,9 +27,24 @@ internal static class ExclusivePort
     {
         lock (s_binding)
         {
-            return bind(Probe(endPoint, dualMode));
+            // With port 0 the number is ours to choose: one another program took between the probe's close and the
+            // worker's bind (seen once in a full test run, where other test processes bind port 0 all the time) is
+            // given up and another probed, as a fixed port asked for by number is not.
+            for (var attempt = 1; ; attempt++)
+            {
+                try
+                {
+                    return bind(Probe(endPoint, dualMode));
+                }
+                catch (SocketException e) when (endPoint.Port == 0 && attempt < AnyPortAttempts && e.SocketErrorCode == SocketError.AddressAlreadyInUse)
+                {
+                }
+            }
         }
     }
+
+    /// <summary>Probes tried for port 0 before the refusal is reported.</summary>
+    private const int AnyPortAttempts = 16;
 
     /// <summary>The error for a port that is taken, naming it and the option that shares it.</summary>
     public static SocketException InUse(IPEndPoint endPoint) => new(
