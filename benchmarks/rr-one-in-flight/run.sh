@@ -10,6 +10,8 @@
 # Each point warms up 0.5 s and measures 3 s (sockperf: its own 4 s run). CPU per request: CPU time (user + system,
 # from /proc/PID/stat) of both ends' processes over 2 s inside the measured window, over the requests answered then.
 # Needs bash, taskset, cc (or UDPLIMIT=a built udplimit), sockperf (SOCKPERF=path) and dotnet; no python.
+# C_AGAIN=1 runs C once more at the end of every round ("c-again"): C against itself in the same round, the spread any
+# implementation's ratio to C carries on this machine.
 # Usage: benchmarks/rr-one-in-flight/run.sh [OUT]    (ROUNDS=5; SERVER_CPU=1 and CLIENT_CPU=0 place the two ends)
 # Then:  python3 benchmarks/rr-one-in-flight/summary.py OUT
 set -u
@@ -54,14 +56,14 @@ measure_cpu() { # FILE DELAY PID...: ticks over the 2 s window that starts DELAY
 watch() { pids+=($1); (sleep 30; kill "$1" 2> /dev/null) > /dev/null 2>&1 & }
 field() { grep -o "$1=[0-9.]*" "$2" | head -1; }
 
-c_point() {
+c_point() { # [NAME]: "c" unless given (C_AGAIN names its second run in a round "c-again")
   port=$((port + 1))
   local server client
   taskset -c $S "$C" ppserver -p $port -r 512 -t 15 -I 1 > /dev/null 2>&1 & server=$!; watch $server; sleep 0.3
   taskset -c $K "$C" ppclient -p $port -n 1 -q 512 -t 3 -w 0.5 > "$tmp/out" 2>&1 & client=$!; watch $client
   measure_cpu "$tmp/cpu" 0.5 $server $client
   wait $client; wait $server
-  echo "c $round $(field rps "$tmp/out") $(field p50 "$tmp/out") $(field p99 "$tmp/out") ticks=$(cat "$tmp/cpu")" >> "$out"
+  echo "${1:-c} $round $(field rps "$tmp/out") $(field p50 "$tmp/out") $(field p99 "$tmp/out") ticks=$(cat "$tmp/cpu")" >> "$out"
 }
 
 sockperf_point() {
@@ -114,5 +116,6 @@ for round in $(seq 1 "${ROUNDS:-5}"); do
   for build in $BUILDS; do rr_point "$(echo "$build" | cut -d: -f1)" "$(echo "$build" | cut -d: -f2)" "$(echo "$build" | cut -d: -f3)"; done
   sockperf_point
   for build in $BUILDS; do server_point "$(echo "$build" | cut -d: -f1)" "$(echo "$build" | cut -d: -f2)" "$(echo "$build" | cut -d: -f3)"; done
+  if [ -n "${C_AGAIN:-}" ]; then c_point c-again; fi
 done
 echo "end $(date -u '+%F %H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"
