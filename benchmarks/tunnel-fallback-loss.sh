@@ -17,12 +17,8 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-ip netns add sfA; ip netns add sfB
-ip link add sfva type veth peer name sfvb
-ip link set sfva netns sfA; ip link set sfvb netns sfB
-ip -n sfA addr add 198.18.0.1/24 dev sfva; ip -n sfB addr add 198.18.0.2/24 dev sfvb
-for ns in sfA sfB; do ip -n $ns link set lo up; done
-ip -n sfA link set sfva up; ip -n sfB link set sfvb up
+. "$(dirname "$0")/lib/veth-pair.sh"
+veth_pair sfA sfB sfva sfvb
 
 tunnel() { # name port subnet TcpFallback-in-A
   local ka kb pa pb

@@ -23,12 +23,8 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-ip netns add tfsA; ip netns add tfsB
-ip link add tfsva type veth peer name tfsvb
-ip link set tfsva netns tfsA; ip link set tfsvb netns tfsB
-ip -n tfsA addr add 198.18.0.1/24 dev tfsva; ip -n tfsB addr add 198.18.0.2/24 dev tfsvb
-for ns in tfsA tfsB; do ip -n $ns link set lo up; done
-ip -n tfsA link set tfsva up; ip -n tfsB link set tfsvb up
+. "$(dirname "$0")/../lib/veth-pair.sh"
+veth_pair tfsA tfsB tfsva tfsvb
 
 tunnel() { # salvo subnet port
   local ka kb pa pb

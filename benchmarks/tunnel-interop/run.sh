@@ -12,6 +12,7 @@ for tool in ip wg wireguard-go iperf3 python3; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is not installed" >&2; exit 1; }
 done
 mkdir -p "$out"
+. "$(dirname "$0")/../lib/veth-pair.sh"
 a=salvo-interop-$$-a b=salvo-interop-$$-b
 pids=()
 
@@ -35,16 +36,7 @@ wait_for() { # namespace device [address]
 
 up() { # salvo peer(wireguard-go|salvo)
   local salvo=$1 peer=$2 keya keyb
-  ip netns add "$a"
-  ip netns add "$b"
-  ip link add sia$$ mtu 1500 type veth peer name sib$$ mtu 1500
-  ip link set sia$$ netns "$a"
-  ip link set sib$$ netns "$b"
-  ip -n "$a" address add 198.18.0.1/24 dev sia$$
-  ip -n "$b" address add 198.18.0.2/24 dev sib$$
-  for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
-  ip -n "$a" link set sia$$ up
-  ip -n "$b" link set sib$$ up
+  veth_pair "$a" "$b" sia$$ sib$$
   keya=$(wg genkey) keyb=$(wg genkey)
   printf '[Interface]\nPrivateKey = %s\nListenPort = 51820\nAddress = 198.19.0.1/24\nMTU = 1420\n\n[Peer]\nPublicKey = %s\nAllowedIPs = 198.19.0.2/32\nEndpoint = 198.18.0.2:51820\n' \
     "$keya" "$(wg pubkey <<<"$keyb")" > "$out/a.conf"
