@@ -11,7 +11,8 @@
 # and, where cc is installed, the same OpenSSL calls from C (evp-sequence.c): the update alone and the whole seal.
 # Last, where perf is installed, one more Salvo <-> Salvo transfer with perf counting each end's system calls (the
 # sys_enter tracepoints of the calls a data path makes) over the same middle third, per data packet A sent (TCP
-# payload / 1,368, the MSS through a 1,420-byte MTU); counting slows the run, so its rate is in no table.
+# payload / 1,368, the MSS through a 1,420-byte MTU), and each thread's context switches in that window (proc(5)
+# status); counting slows the run, so its rate is in no table.
 # Medians over the rounds on stdout; every run's raw output in OUT_DIR.
 # Two namespaces over a veth (198.18.0.1/.2, MTU 1500), tunnel MTU 1420, 198.19.0.0/24; nothing is pinned: both
 # tunnel ends and both iperf3 ends share the host's CPUs.
@@ -139,6 +140,17 @@ for round in $(seq "$rounds"); do
   done
 done
 
+switches() { # ends...: each tunnel thread's context switches (proc(5) status: voluntary are waits, the rest preemptions)
+  local end task
+  for end in "$@"; do
+    for task in /proc/"${tunnel_pids[$end]}"/task/*; do
+      awk -v end="$end" -v name="$(tr ' ' _ < "$task/comm" 2>/dev/null)" -v tid="${task##*/}" \
+        '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 } END { print end, tid, name, v + 0, n + 0 }' \
+        "$task/status" 2>/dev/null || true
+    done
+  done
+}
+
 syscall_events=raw_syscalls:sys_enter
 for call in read write readv writev sendmsg sendmmsg recvmsg recvmmsg sendto recvfrom poll ppoll epoll_wait \
     epoll_pwait io_uring_enter futex sched_yield; do
@@ -155,7 +167,10 @@ if command -v perf >/dev/null; then
     perf stat -x , -e "$syscall_events" -p "${tunnel_pids[$end]}" -- sleep $(( seconds / 3 )) 2> "$out/syscalls_$end.txt" &
     counters+=($!)
   done
-  wait "${counters[@]}" "$client"
+  switches 0 1 > "$out/switches_start.txt"
+  wait "${counters[@]}"
+  switches 0 1 > "$out/switches_end.txt"
+  wait "$client"
   echo "$(( seconds / 3 ))" > "$out/syscalls.window"
   down
 fi
@@ -264,4 +279,20 @@ if calls:
             continue
         label = "all" if call == "sys_enter" else call
         print(f"| {label} | " + " | ".join(f"{ends.get(n, 0) / packets:.3f}" for n in ("A (sends the data)", "B (receives it)")) + " |")
+    start = {(e, t): (n, int(v), int(i)) for e, t, n, v, i in (l.split() for l in open(os.path.join(out, "switches_start.txt")))}
+    rows = {}
+    for e, t, n, v, i in (l.split() for l in open(os.path.join(out, "switches_end.txt"))):
+        if (e, t) in start:
+            _, v0, i0 = start[(e, t)]
+            row = rows.setdefault((e, n), [0, 0])
+            row[0] += int(v) - v0
+            row[1] += int(i) - i0
+    print()
+    print("Context switches per data packet, the same window, per thread (voluntary: the thread waited; involuntary: preempted):")
+    print()
+    print("| end | thread | voluntary | involuntary |")
+    print("|---|---|---:|---:|")
+    for (e, n), (v, i) in sorted(rows.items(), key=lambda kv: -sum(kv[1])):
+        if v + i >= packets / 1000:
+            print(f"| {'A' if e == '0' else 'B'} | {n} | {v / packets:.4f} | {i / packets:.4f} |")
 PY
