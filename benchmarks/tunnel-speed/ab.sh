@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Two builds or settings of Salvo <-> Salvo against each other in interleaved rounds (A, B, A, B, ...): each round is
-# one run.sh transfer of the salvo path (PATHS=salvo, 1 round of SECONDS), so load from other processes falls on
-# both alike; then the medians of throughput and of the tunnel processes' cores per Gbit/s, and B's ratio to A.
+# one run.sh transfer of one path (PATH_NAME, salvo by default, or salvo-tcp for the TCP fallback; 1 round of
+# SECONDS), so load from other processes falls on both alike; then the medians of throughput and of the tunnel processes' cores per Gbit/s, and B's ratio to A.
 # Each side is NAME=SALVO[,ENV=VALUE...]: the salvo executable and environment variables for its tunnel processes.
 # usage: ab.sh BENCHMARKS_DLL OUT_DIR ROUNDS SECONDS NAME=SALVO[,VAR=VALUE...] NAME=SALVO[,VAR=VALUE...]   (as root)
 set -euo pipefail
+path=${PATH_NAME:-salvo}
 benchmarks=$1 out=$2 rounds=$3 seconds=$4 a=$5 b=$6
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -14,17 +15,18 @@ for round in $(seq "$rounds"); do
     IFS=, read -r -a parts <<< "$rest"
     salvo=${parts[0]} env=("${parts[@]:1}")
     echo "round $round, $name: load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-    env "${env[@]}" PATHS=salvo "$here/run.sh" "$salvo" "$benchmarks" "$out/${name}_$round" 1 "$seconds" > "$out/${name}_$round.txt" 2> "$out/${name}_$round.err"
+    env "${env[@]}" PATHS=$path AEAD_ROUNDS=0 "$here/run.sh" "$salvo" "$benchmarks" "$out/${name}_$round" 1 "$seconds" > "$out/${name}_$round.txt" 2> "$out/${name}_$round.err"
   done
 done
-python3 - "$out" "${a%%=*}" "${b%%=*}" <<'PY'
+python3 - "$out" "$path" "${a%%=*}" "${b%%=*}" <<'PY'
 import glob, os, re, statistics, sys
-out, names = sys.argv[1], sys.argv[2:]
+out, path_name, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 med = {}
 for name in names:
     rows = []
     for path in sorted(glob.glob(os.path.join(out, f"{name}_*.txt"))):
-        m = re.search(r"^\| salvo \| ([0-9.]+) \|.*?\| ([0-9.]+) \| ([0-9.]+) \|", open(path).read(), re.M)
+        text = open(path).read()
+        m = re.search(rf"^\| {re.escape(path_name)} \| ([0-9.]+) \|.*?\| ([0-9.]+) \| ([0-9.]+) \|", open(path).read(), re.M)
         if m:
             rows.append((float(m.group(1)), float(m.group(2))))
         calls = re.search(r"^\| all \| ([0-9.]+) \| ([0-9.]+) \|", open(path).read(), re.M)

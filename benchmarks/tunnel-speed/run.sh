@@ -20,6 +20,7 @@
 #        BENCHMARKS_DLL benchmarks/Salvo.Benchmarks/bin/Release/net10.0/Salvo.Benchmarks.dll)
 #        BEFORE_BENCHMARKS=DLL run.sh ...   the AEAD rows also for an older build of Salvo.Benchmarks (with aead-cost)
 #        PATHS="salvo wireguard-go" run.sh ...   a subset of veth, salvo, wireguard-go, salvo-tcp (default: all four)
+#        AEAD_ROUNDS=0 run.sh ...   no AEAD rows (the rounds of aead-cost and openssl speed; default: ROUNDS)
 set -euo pipefail
 salvo=$1 benchmarks=$2 out=$3 rounds=${4:-3} seconds=${5:-9}
 for tool in ip wg wireguard-go iperf3 nft openssl python3 dotnet; do
@@ -181,7 +182,7 @@ evp_sequence=""
 if command -v cc >/dev/null && cc -O2 -o "$out/evp-sequence" "$here/evp-sequence.c" -lcrypto 2> "$out/evp-sequence.log"; then
   evp_sequence=$out/evp-sequence
 fi
-for round in $(seq "$rounds"); do
+for round in $(seq "${AEAD_ROUNDS:-$rounds}"); do
   if [[ -n $evp_sequence ]]; then
     "$evp_sequence" update > "$out/evp-update_$round.txt"
     "$evp_sequence" packet > "$out/evp-packet_$round.txt"
@@ -238,23 +239,24 @@ def speed(pattern):
         figures.append(1420 / (float(line.split()[-1].rstrip("k")) * 1e3) * 1e6)
     return figures
 plain, tls = speed("openssl_*.txt"), speed("openssl-aead_*.txt")
-s = statistics.median(plain)
-print("| 1,420 B packet | us per packet (CPU time) | of openssl speed's | each round |")
-print("|---|---:|---:|---|")
-print(f"| openssl speed -evp chacha20-poly1305 | {s:.3f} | 1.00x | {', '.join(f'{x:.3f}' for x in plain)} |")
-if tls:
-    print(f"| openssl speed -aead -evp chacha20-poly1305 | {statistics.median(tls):.3f} | {statistics.median(tls) / s:.2f}x | {', '.join(f'{x:.3f}' for x in tls)} |")
-for mode, label in (("update", "C, EVP_CipherUpdate alone"), ("packet", "C, the tunnel's calls per seal")):
-    v = [float(re.search(r"([0-9.]+) us/packet", open(p).read()).group(1)) for p in sorted(glob.glob(os.path.join(out, f"evp-{mode}_*.txt")))]
-    if v:
-        print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
-for build in ("before", "after"):
-    if build not in aead:
-        continue
-    for i, op in enumerate(("seal", "open")):
-        v = [x[i] for x in aead[build]]
-        label = f"tunnel {op}" + (f" ({build})" if "before" in aead else "")
-        print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
+if plain:
+    s = statistics.median(plain)
+    print("| 1,420 B packet | us per packet (CPU time) | of openssl speed's | each round |")
+    print("|---|---:|---:|---|")
+    print(f"| openssl speed -evp chacha20-poly1305 | {s:.3f} | 1.00x | {', '.join(f'{x:.3f}' for x in plain)} |")
+    if tls:
+        print(f"| openssl speed -aead -evp chacha20-poly1305 | {statistics.median(tls):.3f} | {statistics.median(tls) / s:.2f}x | {', '.join(f'{x:.3f}' for x in tls)} |")
+    for mode, label in (("update", "C, EVP_CipherUpdate alone"), ("packet", "C, the tunnel's calls per seal")):
+        v = [float(re.search(r"([0-9.]+) us/packet", open(p).read()).group(1)) for p in sorted(glob.glob(os.path.join(out, f"evp-{mode}_*.txt")))]
+        if v:
+            print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
+    for build in ("before", "after"):
+        if build not in aead:
+            continue
+        for i, op in enumerate(("seal", "open")):
+            v = [x[i] for x in aead[build]]
+            label = f"tunnel {op}" + (f" ({build})" if "before" in aead else "")
+            print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
 calls = {}
 for end, name in ((0, "A (sends the data)"), (1, "B (receives it)")):
     path = os.path.join(out, f"syscalls_{end}.txt")
