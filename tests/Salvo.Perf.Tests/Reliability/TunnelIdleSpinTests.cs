@@ -21,7 +21,7 @@ public sealed partial class TunnelIdleSpinTests
     [RequiresTheory(Requirement.Netns, Tools = ["strace"])]
     [InlineData("Salvo.Perf.dll", "tunnel", "up")]
     [InlineData("wireguard-salvo.dll", "up", null)]
-    public void IdleTunnel_MakesNoSchedYieldCalls(string dll, string command, string? subcommand)
+    public void IdleTunnel_PoolWorkersDoNotSpin(string dll, string command, string? subcommand)
     {
         using var lab = new NetworkLab();
         var name = $"slvsp{Environment.ProcessId % 10_000}";
