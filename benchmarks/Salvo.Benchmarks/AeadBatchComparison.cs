@@ -32,20 +32,7 @@ internal static class AeadBatchComparison
         packets = (packets + BatchSize - 1) / BatchSize * BatchSize;
 
         var openSslAead = PlatformAead.ChaCha20Poly1305 ?? throw new InvalidOperationException("No platform ChaCha20-Poly1305 here (Linux with libcrypto.so.3).");
-        var candidates = new List<AeadCandidate>
-        {
-            new("openssl single", 1, key => openSslAead.CreateKey(key)),
-            new("managed scalar", 1, key => ManagedChaCha20Poly1305.Instance.CreateKey(key)),
-        };
-        if (MultiBufferChaCha20Poly1305.EightLanes is { } eightLanes)
-        {
-            candidates.Add(new("managed multi-buffer x8", 8, key => eightLanes.CreateBatchKey(key)));
-        }
-
-        if (MultiBufferChaCha20Poly1305.Widest is { Lanes: 16 } sixteenLanes)
-        {
-            candidates.Add(new("managed multi-buffer x16", 16, key => sixteenLanes.CreateBatchKey(key)));
-        }
+        var candidates = AeadCandidate.Available(openSslAead);
 
         // A fresh seed each run, printed with any difference so that it can be repeated.
         var seed = Random.Shared.Next();

@@ -26,6 +26,11 @@ if (args.Length > 0 && args[0] == "aead-batch")
     return AeadBatchComparison.Run(args[1..]);
 }
 
+if (args.Length > 0 && args[0] == "aead-every-length")
+{
+    return AeadEveryLength.Run(args[1..]);
+}
+
 if (args.Length > 0 && args[0] == "tunnel-peers")
 {
     return TunnelPeerScale.Run(args[1..]);

@@ -11,7 +11,8 @@
 # and, where cc is installed, the same OpenSSL calls from C (evp-sequence.c): the update alone and the whole seal.
 # Last, where perf is installed, one more Salvo <-> Salvo transfer with perf counting each end's system calls (the
 # sys_enter tracepoints of the calls a data path makes) over the same middle third, per data packet A sent (TCP
-# payload / 1,368, the MSS through a 1,420-byte MTU); counting slows the run, so its rate is in no table.
+# payload / 1,368, the MSS through a 1,420-byte MTU), and each thread's context switches in that window (proc(5)
+# status); counting slows the run, so its rate is in no table.
 # Medians over the rounds on stdout; every run's raw output in OUT_DIR.
 # Two namespaces over a veth (198.18.0.1/.2, MTU 1500), tunnel MTU 1420, 198.19.0.0/24; nothing is pinned: both
 # tunnel ends and both iperf3 ends share the host's CPUs.
@@ -19,6 +20,7 @@
 #        BENCHMARKS_DLL benchmarks/Salvo.Benchmarks/bin/Release/net10.0/Salvo.Benchmarks.dll)
 #        BEFORE_BENCHMARKS=DLL run.sh ...   the AEAD rows also for an older build of Salvo.Benchmarks (with aead-cost)
 #        PATHS="salvo wireguard-go" run.sh ...   a subset of veth, salvo, wireguard-go, salvo-tcp (default: all four)
+#        AEAD_ROUNDS=0 run.sh ...   no AEAD rows (the rounds of aead-cost and openssl speed; default: ROUNDS)
 set -euo pipefail
 salvo=$1 benchmarks=$2 out=$3 rounds=${4:-3} seconds=${5:-9}
 for tool in ip wg wireguard-go iperf3 nft openssl python3 dotnet; do
@@ -139,6 +141,17 @@ for round in $(seq "$rounds"); do
   done
 done
 
+switches() { # ends...: each tunnel thread's context switches (proc(5) status: voluntary are waits, the rest preemptions)
+  local end task
+  for end in "$@"; do
+    for task in /proc/"${tunnel_pids[$end]}"/task/*; do
+      awk -v end="$end" -v name="$(tr ' ' _ < "$task/comm" 2>/dev/null)" -v tid="${task##*/}" \
+        '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 } END { print end, tid, name, v + 0, n + 0 }' \
+        "$task/status" 2>/dev/null || true
+    done
+  done
+}
+
 syscall_events=raw_syscalls:sys_enter
 for call in read write readv writev sendmsg sendmmsg recvmsg recvmmsg sendto recvfrom poll ppoll epoll_wait \
     epoll_pwait io_uring_enter futex sched_yield; do
@@ -155,7 +168,10 @@ if command -v perf >/dev/null; then
     perf stat -x , -e "$syscall_events" -p "${tunnel_pids[$end]}" -- sleep $(( seconds / 3 )) 2> "$out/syscalls_$end.txt" &
     counters+=($!)
   done
-  wait "${counters[@]}" "$client"
+  switches 0 1 > "$out/switches_start.txt"
+  wait "${counters[@]}"
+  switches 0 1 > "$out/switches_end.txt"
+  wait "$client"
   echo "$(( seconds / 3 ))" > "$out/syscalls.window"
   down
 fi
@@ -166,7 +182,7 @@ evp_sequence=""
 if command -v cc >/dev/null && cc -O2 -o "$out/evp-sequence" "$here/evp-sequence.c" -lcrypto 2> "$out/evp-sequence.log"; then
   evp_sequence=$out/evp-sequence
 fi
-for round in $(seq "$rounds"); do
+for round in $(seq "${AEAD_ROUNDS:-$rounds}"); do
   if [[ -n $evp_sequence ]]; then
     "$evp_sequence" update > "$out/evp-update_$round.txt"
     "$evp_sequence" packet > "$out/evp-packet_$round.txt"
@@ -223,23 +239,24 @@ def speed(pattern):
         figures.append(1420 / (float(line.split()[-1].rstrip("k")) * 1e3) * 1e6)
     return figures
 plain, tls = speed("openssl_*.txt"), speed("openssl-aead_*.txt")
-s = statistics.median(plain)
-print("| 1,420 B packet | us per packet (CPU time) | of openssl speed's | each round |")
-print("|---|---:|---:|---|")
-print(f"| openssl speed -evp chacha20-poly1305 | {s:.3f} | 1.00x | {', '.join(f'{x:.3f}' for x in plain)} |")
-if tls:
-    print(f"| openssl speed -aead -evp chacha20-poly1305 | {statistics.median(tls):.3f} | {statistics.median(tls) / s:.2f}x | {', '.join(f'{x:.3f}' for x in tls)} |")
-for mode, label in (("update", "C, EVP_CipherUpdate alone"), ("packet", "C, the tunnel's calls per seal")):
-    v = [float(re.search(r"([0-9.]+) us/packet", open(p).read()).group(1)) for p in sorted(glob.glob(os.path.join(out, f"evp-{mode}_*.txt")))]
-    if v:
-        print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
-for build in ("before", "after"):
-    if build not in aead:
-        continue
-    for i, op in enumerate(("seal", "open")):
-        v = [x[i] for x in aead[build]]
-        label = f"tunnel {op}" + (f" ({build})" if "before" in aead else "")
-        print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
+if plain:
+    s = statistics.median(plain)
+    print("| 1,420 B packet | us per packet (CPU time) | of openssl speed's | each round |")
+    print("|---|---:|---:|---|")
+    print(f"| openssl speed -evp chacha20-poly1305 | {s:.3f} | 1.00x | {', '.join(f'{x:.3f}' for x in plain)} |")
+    if tls:
+        print(f"| openssl speed -aead -evp chacha20-poly1305 | {statistics.median(tls):.3f} | {statistics.median(tls) / s:.2f}x | {', '.join(f'{x:.3f}' for x in tls)} |")
+    for mode, label in (("update", "C, EVP_CipherUpdate alone"), ("packet", "C, the tunnel's calls per seal")):
+        v = [float(re.search(r"([0-9.]+) us/packet", open(p).read()).group(1)) for p in sorted(glob.glob(os.path.join(out, f"evp-{mode}_*.txt")))]
+        if v:
+            print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
+    for build in ("before", "after"):
+        if build not in aead:
+            continue
+        for i, op in enumerate(("seal", "open")):
+            v = [x[i] for x in aead[build]]
+            label = f"tunnel {op}" + (f" ({build})" if "before" in aead else "")
+            print(f"| {label} | {statistics.median(v):.3f} | {statistics.median(v) / s:.2f}x | {', '.join(f'{x:.3f}' for x in v)} |")
 calls = {}
 for end, name in ((0, "A (sends the data)"), (1, "B (receives it)")):
     path = os.path.join(out, f"syscalls_{end}.txt")
@@ -264,4 +281,20 @@ if calls:
             continue
         label = "all" if call == "sys_enter" else call
         print(f"| {label} | " + " | ".join(f"{ends.get(n, 0) / packets:.3f}" for n in ("A (sends the data)", "B (receives it)")) + " |")
+    start = {(e, t): (n, int(v), int(i)) for e, t, n, v, i in (l.split() for l in open(os.path.join(out, "switches_start.txt")))}
+    rows = {}
+    for e, t, n, v, i in (l.split() for l in open(os.path.join(out, "switches_end.txt"))):
+        if (e, t) in start:
+            _, v0, i0 = start[(e, t)]
+            row = rows.setdefault((e, n), [0, 0])
+            row[0] += int(v) - v0
+            row[1] += int(i) - i0
+    print()
+    print("Context switches per data packet, the same window, per thread (voluntary: the thread waited; involuntary: preempted):")
+    print()
+    print("| end | thread | voluntary | involuntary |")
+    print("|---|---|---:|---:|")
+    for (e, n), (v, i) in sorted(rows.items(), key=lambda kv: -sum(kv[1])):
+        if v + i >= packets / 1000:
+            print(f"| {'A' if e == '0' else 'B'} | {n} | {v / packets:.4f} | {i / packets:.4f} |")
 PY

@@ -164,7 +164,7 @@ internal static class CandidateCheck
     }
 
     /// <summary>Each packet's associated data, then its body and room for the tag, one after another.</summary>
-    private static (byte[] Buffer, AeadPacket[] Packets) Layout(int[] lengths, int[] adLengths)
+    public static (byte[] Buffer, AeadPacket[] Packets) Layout(int[] lengths, int[] adLengths)
     {
         var packets = new AeadPacket[lengths.Length];
         var offset = 0;
@@ -177,7 +177,7 @@ internal static class CandidateCheck
         return (new byte[offset], packets);
     }
 
-    private static int? FirstDifferingPacket(byte[] actual, byte[] expected, AeadPacket[] packets, int tail)
+    public static int? FirstDifferingPacket(byte[] actual, byte[] expected, AeadPacket[] packets, int tail)
     {
         for (var i = 0; i < packets.Length; i++)
         {
@@ -192,7 +192,7 @@ internal static class CandidateCheck
         return null;
     }
 
-    private static void Seal(IAeadKey key, int batch, Span<byte> buffer, ReadOnlySpan<AeadPacket> packets, ReadOnlySpan<byte> nonces)
+    public static void Seal(IAeadKey key, int batch, Span<byte> buffer, ReadOnlySpan<AeadPacket> packets, ReadOnlySpan<byte> nonces)
     {
         if (batch > 1)
         {
@@ -211,7 +211,7 @@ internal static class CandidateCheck
         }
     }
 
-    private static int Open(IAeadKey key, int batch, Span<byte> buffer, ReadOnlySpan<AeadPacket> packets, ReadOnlySpan<byte> nonces, Span<bool> opened)
+    public static int Open(IAeadKey key, int batch, Span<byte> buffer, ReadOnlySpan<AeadPacket> packets, ReadOnlySpan<byte> nonces, Span<bool> opened)
     {
         if (batch > 1)
         {
