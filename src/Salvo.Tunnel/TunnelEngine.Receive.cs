@@ -65,7 +65,10 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        ReceiveHandshake(type, datagram, source, output);
+        if (!TryQueueHandshake(type, datagram, source))
+        {
+            ReceiveHandshake(type, datagram, source, output);
+        }
     }
 
     /// <summary>A handshake message (or one of no known type): under the engine's lock, but for an initiation's Diffie-Hellman.</summary>

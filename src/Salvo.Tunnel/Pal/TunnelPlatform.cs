@@ -43,4 +43,10 @@ internal abstract class TunnelPlatform
     /// <summary>Addresses, MTU and routes of a tunnel's interface, as wg-quick sets them with ip(8).</summary>
     /// <exception cref="PlatformNotSupportedException">The platform has no routing tables this tunnel can write.</exception>
     public abstract Routing.IInterfaceSetup OpenInterfaceSetup();
+
+    /// <summary>
+    /// Gives the calling thread alone the nice value <paramref name="niceness"/> (higher runs less when the CPUs are
+    /// busy); false where the platform has no per-thread priority or refused it, and the thread runs as before.
+    /// </summary>
+    public abstract bool TrySetCurrentThreadNiceness(int niceness);
 }

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Net.Sockets;
 using System.Runtime.Versioning;
+using Salvo.Interop.Linux;
 
 namespace Salvo.Tunnel.Pal;
 
@@ -22,6 +23,10 @@ internal sealed class LinuxTunnelPlatform : TunnelPlatform
     public override Socket ListenOwnerOnly(string path) => OwnerOnlyUnixSocket.Listen(path);
 
     public override Routing.IInterfaceSetup OpenInterfaceSetup() => NetlinkInterfaceSetup.Open();
+
+    // Linux keeps a nice value per thread: PRIO_PROCESS with a thread id sets that thread's only (setpriority(2), BUGS).
+    public override bool TrySetCurrentThreadNiceness(int niceness) =>
+        Libc.SetPriority(Libc.PrioProcess, (uint)Libc.GetTid(), niceness) == 0;
 
     /// <summary>SOL_SOCKET and SO_MARK from asm-generic/socket.h (the same on x86-64 and arm64).</summary>
     private const int SolSocket = 1;
