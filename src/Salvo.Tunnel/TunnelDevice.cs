@@ -53,7 +53,8 @@ public sealed partial class TunnelDevice : IDisposable
         TimeProvider? time,
         ILogger? logger,
         ReceiveErrorPolicy? socketErrors,
-        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive)
+        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive,
+        Crypto.TunnelCrypto? crypto)
     {
         _tun = tun;
         _logger = logger ?? NullLogger.Instance;
@@ -64,7 +65,7 @@ public sealed partial class TunnelDevice : IDisposable
         var settings = change.Interface ?? new InterfaceSettings();
         _packetSlotSize = Math.Min(settings.Mtu, LargestTunMtu);
         _loopErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
-        Engine = new TunnelEngine(change, time, logger: logger, name: tun.Name);
+        Engine = new TunnelEngine(change, time, crypto, logger: logger, name: tun.Name);
         _tcp = new TcpPaths(Engine, Protocol.MessageLayout.LargestTransportSize, () => new Output(this, flushesDevice: true),
             peers: change.Peers.Count(peer => peer.TcpFallback is not null and not TcpFallbackMode.Off), mark: change.FwMark ?? 0)
         {
@@ -143,17 +144,19 @@ public sealed partial class TunnelDevice : IDisposable
     /// <param name="logger">Where refusals and failed receives are logged. Defaults to none.</param>
     /// <param name="socketErrors">What the inbound loop does with a failed receive. Defaults to the library's policy on <paramref name="time"/>.</param>
     /// <param name="receive">The socket's receive. Defaults to <see cref="DatagramSocket.Receive(ReceiveBatch, TimeSpan)"/>.</param>
+    /// <param name="crypto">The engine's primitives (tests slow the handshake's down). Defaults to <see cref="Crypto.TunnelCrypto.Default"/>.</param>
     internal static TunnelDevice Start(
         TunnelConfiguration configuration,
         ITunDevice tun,
         TimeProvider? time,
         ILogger? logger,
         ReceiveErrorPolicy? socketErrors,
-        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive)
+        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive,
+        Crypto.TunnelCrypto? crypto = null)
     {
         ArgumentNullException.ThrowIfNull(configuration);
         ArgumentNullException.ThrowIfNull(tun);
-        var device = new TunnelDevice(configuration, tun, time, logger, socketErrors, receive);
+        var device = new TunnelDevice(configuration, tun, time, logger, socketErrors, receive, crypto);
         device.FollowInterfaceMtu();
         var output = new Output(device);
         device.Engine.Start(output);

@@ -45,6 +45,9 @@ internal sealed class HandshakeThread
         _thread = new Thread(Run) { IsBackground = true, Name = name };
     }
 
+    /// <summary>The queue it serves.</summary>
+    public HandshakeQueue Queue => _queue;
+
     /// <summary>Whether the thread runs at <see cref="Niceness"/>; false until it started, or where the platform refused.</summary>
     public bool RunsBelowData { get; private set; }
 
