@@ -31,7 +31,18 @@ internal static class HandshakeStorm
     /// <summary>Storm messages the inbound loop takes into one batch besides the data, as a socket's batch would mix them.</summary>
     private const int StormPerBatch = 64;
 
+    /// <summary>
+    /// Storm messages that may wait for the inbound loop, as its socket's receive buffer would hold them: the device
+    /// asks for 8 MiB, and a 148-byte datagram takes about 1 KiB of it (its sk_buff's truesize); the rest is lost.
+    /// </summary>
+    private const int SocketBufferMessages = 8192;
+
+    /// <summary>REKEY_TIMEOUT, and the jitter WireGuard adds to each retry (REKEY_TIMEOUT_JITTER_MAX_MS, 333 ms).</summary>
     private static readonly TimeSpan s_retryAfter = TimeSpan.FromSeconds(5);
+    private static readonly TimeSpan s_retryJitter = TimeSpan.FromMilliseconds(333);
+
+    /// <summary>How long the established peer's rate is measured before and after the storm: the machine is shared, and a second was noise.</summary>
+    private static readonly TimeSpan s_quietWindow = TimeSpan.FromSeconds(3);
     private static readonly TimeSpan s_giveUpAfter = TimeSpan.FromSeconds(60);
 
     public static int Run(string[] args)
@@ -57,7 +68,7 @@ internal static class HandshakeStorm
             var result = RunOnce(responderKey, others, initiatorKeys);
             results.Add(result);
             Console.WriteLine(FormattableString.Invariant(
-                $"run {run + 1}: completed {result.Completed:N0} / {initiators:N0}, last response {result.LastResponse.TotalMilliseconds:F0} ms after the first initiation, cookie replies {result.Cookies:N0}, resent after 5 s {result.Resent:N0}, established peer during {result.DataDuring:N0} pkt/s vs before {result.DataBefore:N0} and after {result.DataAfter:N0} (x{result.Ratio:F2}){result.Refusals}"));
+                $"run {run + 1}: completed {result.Completed:N0} / {initiators:N0}, last response {result.LastResponse.TotalMilliseconds:F0} ms after the first initiation, cookie replies {result.Cookies:N0}, resent after 5 s {result.Resent:N0}, lost in the socket buffer {result.LostInSocketBuffer:N0}, established peer during {result.DataDuring:N0} pkt/s vs before {result.DataBefore:N0} and after {result.DataAfter:N0} (x{result.Ratio:F2}){result.Refusals}"));
             GC.Collect();
         }
 
@@ -112,11 +123,11 @@ internal static class HandshakeStorm
         { IsBackground = true, Name = "inbound" };
         data.Start();
         Thread.Sleep(500);
-        var before = Rate(ref delivered, () => Thread.Sleep(1000));
+        var before = Rate(ref delivered, () => Thread.Sleep(s_quietWindow));
 
         var storm = new Storm(initiators, toResponder, toInitiators);
         var during = Rate(ref delivered, storm.Run);
-        var after = Rate(ref delivered, () => Thread.Sleep(1000));
+        var after = Rate(ref delivered, () => Thread.Sleep(s_quietWindow));
         Volatile.Write(ref stop, 1);
         data.Join();
         handshakes?.Dispose();
@@ -138,7 +149,7 @@ internal static class HandshakeStorm
         var refusals = string.Concat(Enum.GetValues<TunnelDropReason>()
             .Where(reason => responder.Counters[reason] > 0 && reason != TunnelDropReason.CookieRequired)
             .Select(reason => FormattableString.Invariant($", refused {responder.Counters[reason]:N0} {TunnelCounters.NameOf(reason)}")));
-        return new Result(completed, storm.LastResponse, responder.Counters.CookieRepliesSent, storm.Resent, before, during, after, refusals);
+        return new Result(completed, storm.LastResponse, responder.Counters.CookieRepliesSent, storm.Resent, storm.LostInSocketBuffer, before, during, after, refusals);
     }
 
     /// <summary>Initiator i's address: 100.64.0.0/10, distinct for each, so each has its own bucket of the per-source limit.</summary>
@@ -159,25 +170,28 @@ internal static class HandshakeStorm
         return sorted[sorted.Length / 2];
     }
 
-    private sealed record Result(int Completed, TimeSpan LastResponse, long Cookies, long Resent, double DataBefore, double DataDuring, double DataAfter, string Refusals)
+    private sealed record Result(int Completed, TimeSpan LastResponse, long Cookies, long Resent, long LostInSocketBuffer, double DataBefore, double DataDuring, double DataAfter, string Refusals)
     {
         public double Ratio => DataDuring / ((DataBefore + DataAfter) / 2);
     }
 
     /// <summary>
     /// The initiators' side of the network: first initiations spread over one second, a cookie reply answered at once
-    /// with MAC2, an initiation without an answer sent again after 5 s; ends when every initiator has its response,
+    /// with MAC2, an initiation without an answer sent again after 5 s and a jitter of up to 333 ms; ends when every initiator has its response,
     /// or after 60 s.
     /// </summary>
     private sealed class Storm(StormInitiator[] initiators, ConcurrentQueue<(byte[] Bytes, DatagramAddress Source)> toResponder, ConcurrentQueue<(byte[] Bytes, DatagramAddress Destination)> toInitiators)
     {
-        private readonly long[] _lastSent = new long[initiators.Length];
+        private readonly long[] _retryAt = new long[initiators.Length];
+        private readonly Random _jitter = new(1);
 
         public byte[]?[] Responses { get; } = new byte[initiators.Length][];
 
         public TimeSpan LastResponse { get; private set; }
 
         public long Resent { get; private set; }
+
+        public long LostInSocketBuffer { get; private set; }
 
         public void Run()
         {
@@ -221,7 +235,7 @@ internal static class HandshakeStorm
                     nextRetryScan = clock.Elapsed + TimeSpan.FromMilliseconds(100);
                     for (var i = 0; i < next; i++)
                     {
-                        if (Responses[i] is null && clock.ElapsedTicks - _lastSent[i] >= s_retryAfter.TotalSeconds * Stopwatch.Frequency)
+                        if (Responses[i] is null && clock.ElapsedTicks >= _retryAt[i])
                         {
                             Send(i, clock);
                             Resent++;
@@ -238,7 +252,14 @@ internal static class HandshakeStorm
 
         private void Send(int i, Stopwatch clock)
         {
-            _lastSent[i] = clock.ElapsedTicks;
+            var retryAfter = s_retryAfter + (s_retryJitter * _jitter.NextDouble());
+            _retryAt[i] = clock.ElapsedTicks + (long)(retryAfter.TotalSeconds * Stopwatch.Frequency);
+            if (toResponder.Count >= SocketBufferMessages)
+            {
+                LostInSocketBuffer++;
+                return;
+            }
+
             toResponder.Enqueue((initiators[i].Initiation.ToArray(), initiators[i].Source));
         }
 
