@@ -6,7 +6,8 @@ namespace Salvo.Tunnel;
 
 /// <summary>
 /// The thread that answers queued handshake messages (<see cref="HandshakeQueue"/>), below the data threads'
-/// priority: its nice value is <see cref="Niceness"/> where the platform allows (silently not elsewhere), so on busy
+/// priority: its nice value is <see cref="NiceLevelsBelowData"/> above theirs where the platform allows (silently not
+/// elsewhere), so on busy
 /// CPUs the scheduler gives the data threads the time first and a storm of handshakes waits, and past its queue is
 /// dropped, rather than the data. It serves up to <see cref="RoundSize"/> messages between flushes, so answers leave
 /// while the queue is still long, and wakes at least once a tick to see whether it should stop.
@@ -14,10 +15,11 @@ namespace Salvo.Tunnel;
 internal sealed class HandshakeThread
 {
     /// <summary>
-    /// Nice 5: CFS weighs it 335 against a data thread's 1,024 (kernel/sched/core.c, sched_prio_to_weight), about a
-    /// quarter of a core while the data threads keep both busy, which still answers several hundred handshakes a second.
+    /// Five levels: at nice 5 against the data threads' 0, CFS weighs it 335 against 1,024 (kernel/sched/core.c,
+    /// sched_prio_to_weight), so busy CPUs give the data threads about three times its time, and it still answers a
+    /// few hundred handshakes a second on this machine's two shared cores (docs/benchmarks.md, "Handshakes at scale").
     /// </summary>
-    public const int Niceness = 5;
+    public const int NiceLevelsBelowData = 5;
 
     /// <summary>Messages answered between two flushes of the output.</summary>
     public const int RoundSize = 32;
@@ -48,7 +50,7 @@ internal sealed class HandshakeThread
     /// <summary>The queue it serves.</summary>
     public HandshakeQueue Queue => _queue;
 
-    /// <summary>Whether the thread runs at <see cref="Niceness"/>; false until it started, or where the platform refused.</summary>
+    /// <summary>Whether the thread runs <see cref="NiceLevelsBelowData"/> below the process's priority; false until it started, or where the platform refused.</summary>
     public bool RunsBelowData { get; private set; }
 
     public void Start() => _thread.Start();
@@ -57,7 +59,7 @@ internal sealed class HandshakeThread
 
     private void Run()
     {
-        RunsBelowData = TunnelPlatform.Current.TrySetCurrentThreadNiceness(Niceness);
+        RunsBelowData = TunnelPlatform.Current.TryLowerCurrentThreadPriority(NiceLevelsBelowData);
         var message = new byte[MessageLayout.InitiationSize];
         while (!_stop.IsCancellationRequested)
         {

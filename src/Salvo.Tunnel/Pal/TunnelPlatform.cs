@@ -45,8 +45,9 @@ internal abstract class TunnelPlatform
     public abstract Routing.IInterfaceSetup OpenInterfaceSetup();
 
     /// <summary>
-    /// Gives the calling thread alone the nice value <paramref name="niceness"/> (higher runs less when the CPUs are
-    /// busy); false where the platform has no per-thread priority or refused it, and the thread runs as before.
+    /// Raises the calling thread's nice value alone by <paramref name="levels"/> (at most to 19, the lowest priority),
+    /// so it runs after the process's other threads when the CPUs are busy; false where the platform has no
+    /// per-thread priority or refused it, and the thread runs as before.
     /// </summary>
-    public abstract bool TrySetCurrentThreadNiceness(int niceness);
+    public abstract bool TryLowerCurrentThreadPriority(int levels);
 }

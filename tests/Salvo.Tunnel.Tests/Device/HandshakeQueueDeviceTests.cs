@@ -74,13 +74,13 @@ public sealed class HandshakeQueueDeviceTests
     }
 
     [Fact]
-    public void HandshakeThread_RunsAtNiceFive_TheDataThreadsAtTheProcesssOwn()
+    public void HandshakeThread_RunsFiveNiceLevelsBelowTheDataThreads()
     {
         using var pair = new DevicePair(IPAddress.Loopback, TcpFallbackMode.Off);
         WaitUntil(() => pair.B.Handshakes.RunsBelowData, "the handshake thread's priority lowered");
-        Assert.Equal(HandshakeThread.Niceness, NiceOfThread("b hs"));
-        Assert.Equal(NiceOfThread("b in"), NiceOfThread("b out"));
-        Assert.True(NiceOfThread("b in") < HandshakeThread.Niceness);
+        var data = NiceOfThread("b in");
+        Assert.Equal(data, NiceOfThread("b out"));
+        Assert.Equal(Math.Min(19, data + HandshakeThread.NiceLevelsBelowData), NiceOfThread("b hs"));
     }
 
     /// <summary>The nice value of this process's thread named <paramref name="name"/> (proc(5): field 19 of its stat).</summary>

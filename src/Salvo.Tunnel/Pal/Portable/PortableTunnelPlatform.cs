@@ -17,5 +17,5 @@ internal sealed class PortableTunnelPlatform : TunnelPlatform
     public override Routing.IInterfaceSetup OpenInterfaceSetup() =>
         throw new PlatformNotSupportedException("Adding a tunnel interface's addresses and routes needs Linux's rtnetlink.");
 
-    public override bool TrySetCurrentThreadNiceness(int niceness) => false;
+    public override bool TryLowerCurrentThreadPriority(int levels) => false;
 }
