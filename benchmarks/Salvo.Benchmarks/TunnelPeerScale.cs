@@ -1,9 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
 using Salvo.Tunnel;
 using Salvo.Tunnel.Configuration;
-using Salvo.Tunnel.Routing;
 using Salvo.Tunnel.Tests.Support;
 
 namespace Salvo.Benchmarks;
@@ -47,7 +45,7 @@ internal static class TunnelPeerScale
         var after = GC.GetTotalMemory(forceFullCollection: true);
         GC.KeepAlive(engine);
 
-        var output = new DiscardOutput();
+        var output = new EstablishedPeer.DiscardOutput();
         engine.Tick(output);
         var ticks = Stopwatch.StartNew();
         const int TickRounds = 100;
@@ -82,46 +80,12 @@ internal static class TunnelPeerScale
     private static (double Send, double Receive) PerPacket(int peers)
     {
         var localKey = WireGuardKey.GeneratePrivateKey();
-        var remoteKey = WireGuardKey.GeneratePrivateKey();
-        var remoteAddress = IPAddress.Parse("10.255.255.254");
-        var others = WireGuardConfigParser.Parse(ManyPeers.Text(localKey, peers - 1)).Peers;
-        var remotePeer = new PeerConfiguration
-        {
-            PublicKey = remoteKey.DerivePublicKey(),
-            AllowedIps = [new IPPrefix(remoteAddress, 32)],
-            Endpoint = new IPEndPoint(IPAddress.Loopback, 2),
-            TcpFallback = Tunnel.Paths.TcpFallbackMode.Off,
-        };
-        using var local = new TunnelEngine(new TunnelConfiguration { PrivateKey = localKey, Peers = [.. others, remotePeer] });
-        using var remote = new TunnelEngine(new TunnelConfiguration
-        {
-            PrivateKey = remoteKey,
-            Peers = [new PeerConfiguration { PublicKey = local.PublicKey!, AllowedIps = [IPPrefix.Parse("0.0.0.0/0")], Endpoint = new IPEndPoint(IPAddress.Loopback, 1), TcpFallback = Tunnel.Paths.TcpFallbackMode.Off }],
-        });
+        using var pair = new EstablishedPeer(localKey, WireGuardConfigParser.Parse(ManyPeers.Text(localKey, peers - 1)).Peers);
+        pair.Connect();
+        var (local, remote) = (pair.Local, pair.Remote);
 
-        var toRemote = new KeepOutput();
-        var toLocal = new KeepOutput();
-        var localSource = DatagramAddress.FromIPEndPoint(new IPEndPoint(IPAddress.Loopback, 1));
-        var remoteSource = DatagramAddress.FromIPEndPoint(new IPEndPoint(IPAddress.Loopback, 2));
-        var packet = Packet(IPAddress.Parse("198.18.0.1"), remoteAddress);
-        var reply = Packet(remoteAddress, IPAddress.Parse("198.18.0.1"));
-        local.SendPackets(Batch(packet, 1), toRemote);
-        for (var round = 0; round < 4; round++)
-        {
-            foreach (var datagram in toRemote.Take())
-            {
-                remote.ReceiveDatagram(datagram, localSource, toLocal);
-            }
-
-            remote.SendPackets(Batch(reply, 1), toLocal);
-            foreach (var datagram in toLocal.Take())
-            {
-                local.ReceiveDatagram(datagram, remoteSource, toRemote);
-            }
-        }
-
-        var batch = Batch(packet, 64);
-        var discard = new DiscardOutput();
+        var batch = EstablishedPeer.Batch(EstablishedPeer.Packet(EstablishedPeer.LocalInner, EstablishedPeer.RemoteInner), 64);
+        var discard = new EstablishedPeer.DiscardOutput();
         var send = Stopwatch.StartNew();
         for (var i = 0; i < Packets / 64; i++)
         {
@@ -130,7 +94,8 @@ internal static class TunnelPeerScale
 
         send.Stop();
 
-        var replies = Batch(reply, 64);
+        var replies = EstablishedPeer.Batch(EstablishedPeer.Packet(EstablishedPeer.RemoteInner, EstablishedPeer.LocalInner), 64);
+        var toLocal = new EstablishedPeer.WireOutput();
         for (var i = 0; i < Packets / 64; i++)
         {
             remote.SendPackets(replies, toLocal);
@@ -140,7 +105,7 @@ internal static class TunnelPeerScale
         var receive = Stopwatch.StartNew();
         foreach (var datagram in datagrams)
         {
-            local.ReceiveDatagram(datagram, remoteSource, discard);
+            local.ReceiveDatagram(datagram, EstablishedPeer.RemoteSource, discard);
         }
 
         receive.Stop();
@@ -148,61 +113,4 @@ internal static class TunnelPeerScale
     }
 
     private static double Median(IEnumerable<double> values) => values.Order().ElementAt(1);
-
-    private static byte[] Packet(IPAddress source, IPAddress destination)
-    {
-        var packet = new byte[64];
-        packet[0] = 0x45;
-        packet[3] = 64;
-        packet[8] = 64;
-        packet[9] = 17;
-        source.TryWriteBytes(packet.AsSpan(12), out _);
-        destination.TryWriteBytes(packet.AsSpan(16), out _);
-        return packet;
-    }
-
-    private static PacketBatch Batch(byte[] packet, int count)
-    {
-        var batch = new PacketBatch(count, 2048);
-        for (var i = 0; i < count; i++)
-        {
-            batch.TryAdd(packet);
-        }
-
-        return batch;
-    }
-
-    private sealed class DiscardOutput : ITunnelOutput
-    {
-        private readonly byte[] _buffer = new byte[65_536];
-
-        public Span<byte> AddDatagram(int length, DatagramAddress destination) => _buffer.AsSpan(0, length);
-
-        public void WritePacket(ReadOnlySpan<byte> packet)
-        {
-        }
-    }
-
-    private sealed class KeepOutput : ITunnelOutput
-    {
-        private readonly List<byte[]> _datagrams = [];
-
-        public Span<byte> AddDatagram(int length, DatagramAddress destination)
-        {
-            var bytes = new byte[length];
-            _datagrams.Add(bytes);
-            return bytes;
-        }
-
-        public void WritePacket(ReadOnlySpan<byte> packet)
-        {
-        }
-
-        public List<byte[]> Take()
-        {
-            var taken = _datagrams.ToList();
-            _datagrams.Clear();
-            return taken;
-        }
-    }
 }

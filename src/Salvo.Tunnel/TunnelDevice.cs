@@ -14,7 +14,9 @@ namespace Salvo.Tunnel;
 /// promptly. A receive that fails (from the socket or the device) does not end its loop: it is counted in
 /// <see cref="ReceiveErrors"/>, logged at most once a second and followed by a 10 ms pause (<see cref="ReceiveErrorPolicy"/>,
 /// as the library's server workers do); any other error inside a round drops that round's batch, is counted as
-/// <see cref="TunnelDropReason.InternalError"/> and handled the same way (TunnelDevice.Loops.cs). The device reads
+/// <see cref="TunnelDropReason.InternalError"/> and handled the same way (TunnelDevice.Loops.cs). Handshake messages
+/// do not wait in the inbound loop: it copies them into a bounded queue that a third thread, below the data threads'
+/// priority, answers (<see cref="HandshakeThread"/>); a full queue drops them (<see cref="TunnelDropReason.HandshakeQueueFull"/>). The device reads
 /// its interface's MTU at start and once a tick, and pads and sizes its buffers for it.
 /// </summary>
 public sealed partial class TunnelDevice : IDisposable
@@ -38,6 +40,7 @@ public sealed partial class TunnelDevice : IDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly Thread _outbound;
     private readonly Thread _inbound;
+    private readonly HandshakeThread _handshakes;
     private readonly TcpPaths _tcp;
     private readonly ILogger _logger;
     private readonly ReceiveErrorPolicy _socketErrors;
@@ -50,7 +53,8 @@ public sealed partial class TunnelDevice : IDisposable
         TimeProvider? time,
         ILogger? logger,
         ReceiveErrorPolicy? socketErrors,
-        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive)
+        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive,
+        Crypto.TunnelCrypto? crypto)
     {
         _tun = tun;
         _logger = logger ?? NullLogger.Instance;
@@ -61,7 +65,7 @@ public sealed partial class TunnelDevice : IDisposable
         var settings = change.Interface ?? new InterfaceSettings();
         _packetSlotSize = Math.Min(settings.Mtu, LargestTunMtu);
         _loopErrors = new ReceiveErrorPolicy(ReceiveErrorPolicy.DefaultLogInterval, ReceiveErrorPolicy.DefaultBackOffDelay, time);
-        Engine = new TunnelEngine(change, time, logger: logger, name: tun.Name);
+        Engine = new TunnelEngine(change, time, crypto, logger: logger, name: tun.Name);
         _tcp = new TcpPaths(Engine, Protocol.MessageLayout.LargestTransportSize, () => new Output(this, flushesDevice: true),
             peers: change.Peers.Count(peer => peer.TcpFallback is not null and not TcpFallbackMode.Off), mark: change.FwMark ?? 0)
         {
@@ -79,6 +83,10 @@ public sealed partial class TunnelDevice : IDisposable
 
         _outbound = new Thread(RunOutbound) { IsBackground = true, Name = $"{tun.Name} out" };
         _inbound = new Thread(RunInbound) { IsBackground = true, Name = $"{tun.Name} in" };
+        var handshakeQueue = new Protocol.HandshakeQueue();
+        var handshakeOutput = new Output(this);
+        _handshakes = new HandshakeThread(Engine, handshakeQueue, handshakeOutput, $"{tun.Name} hs", e => OnLoopError("handshakes", handshakeOutput, e), _stop.Token);
+        Engine.UseHandshakeQueue(handshakeQueue);
         Engine.UseTcpPaths(_tcp);
         if (logger is not null)
         {
@@ -100,6 +108,9 @@ public sealed partial class TunnelDevice : IDisposable
 
     /// <summary>The firewall mark (SO_MARK) of the tunnel's UDP socket and of the TCP fallback's listener and new connections; 0 when none is set.</summary>
     public uint FwMark => _sockets.FwMark;
+
+    /// <summary>The thread that answers handshakes, for tests that look at its priority.</summary>
+    internal HandshakeThread Handshakes => _handshakes;
 
     /// <summary>The device packets come from and go to, for tests that look at its offload counts.</summary>
     internal ITunDevice Tun => _tun;
@@ -133,23 +144,26 @@ public sealed partial class TunnelDevice : IDisposable
     /// <param name="logger">Where refusals and failed receives are logged. Defaults to none.</param>
     /// <param name="socketErrors">What the inbound loop does with a failed receive. Defaults to the library's policy on <paramref name="time"/>.</param>
     /// <param name="receive">The socket's receive. Defaults to <see cref="DatagramSocket.Receive(ReceiveBatch, TimeSpan)"/>.</param>
+    /// <param name="crypto">The engine's primitives (tests slow the handshake's down). Defaults to <see cref="Crypto.TunnelCrypto.Default"/>.</param>
     internal static TunnelDevice Start(
         TunnelConfiguration configuration,
         ITunDevice tun,
         TimeProvider? time,
         ILogger? logger,
         ReceiveErrorPolicy? socketErrors,
-        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive)
+        Func<DatagramSocket, ReceiveBatch, TimeSpan, int>? receive,
+        Crypto.TunnelCrypto? crypto = null)
     {
         ArgumentNullException.ThrowIfNull(configuration);
         ArgumentNullException.ThrowIfNull(tun);
-        var device = new TunnelDevice(configuration, tun, time, logger, socketErrors, receive);
+        var device = new TunnelDevice(configuration, tun, time, logger, socketErrors, receive, crypto);
         device.FollowInterfaceMtu();
         var output = new Output(device);
         device.Engine.Start(output);
         output.Flush();
         device._outbound.Start();
         device._inbound.Start();
+        device._handshakes.Start();
         return device;
     }
 
@@ -159,6 +173,7 @@ public sealed partial class TunnelDevice : IDisposable
         _stop.Cancel();
         _outbound.Join(TimeSpan.FromSeconds(2));
         _inbound.Join(TimeSpan.FromSeconds(2));
+        _handshakes.Join(TimeSpan.FromSeconds(2));
         _tcp.Dispose();
         _sockets.Dispose();
         _tun.Dispose();

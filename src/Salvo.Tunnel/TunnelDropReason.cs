@@ -103,4 +103,11 @@ public enum TunnelDropReason
     /// one: 256 such connections may wait at once, and the oldest gives way.
     /// </summary>
     TcpUnauthenticatedEvicted,
+
+    /// <summary>
+    /// A handshake message received while the device's handshake queue was full (1,024 messages waiting for the
+    /// handshake thread): dropped on arrival, so the thread that receives data never waits for handshake work. The
+    /// queue is an eighth full long before this, so cookies are required; a real peer sends again.
+    /// </summary>
+    HandshakeQueueFull,
 }

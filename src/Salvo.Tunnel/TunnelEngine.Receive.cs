@@ -65,7 +65,10 @@ public sealed partial class TunnelEngine
             return;
         }
 
-        ReceiveHandshake(type, datagram, source, output);
+        if (!TryQueueHandshake(type, datagram, source))
+        {
+            ReceiveHandshake(type, datagram, source, output);
+        }
     }
 
     /// <summary>A handshake message (or one of no known type): under the engine's lock, but for an initiation's Diffie-Hellman.</summary>
@@ -103,11 +106,13 @@ public sealed partial class TunnelEngine
 
     /// <summary>
     /// Answers an initiation. The MACs, the cookie decision and every change to the peer happen under the lock; the
-    /// five X25519 operations of a new peer's handshake (two to open the initiation, three to seal the response) run
-    /// outside it, so the data path's once-a-batch turn at the lock does not wait behind them. Under a storm of new
-    /// handshakes the lock was held through all of them, and the established peer's traffic fell (docs/benchmarks.md,
-    /// "Handshakes at scale"). What changed meanwhile (the peer removed, its key or preshared key replaced, another
-    /// initiation from it accepted) is checked again before the answer is made the peer's.
+    /// X25519 operations of a handshake (two to open the initiation, three to seal the response) run outside it, so the
+    /// data path's once-a-batch turn at the lock does not wait behind them. Under a storm of new handshakes the lock
+    /// was held through all of them, and the established peer's traffic fell (docs/benchmarks.md, "Handshakes at
+    /// scale"). The static-static one is computed once per peer and kept in its session (<see cref="StaticSecret"/>),
+    /// published only once an initiation it opened is answered, so an idle peer, or one named by forged initiations,
+    /// holds none. What changed meanwhile (the peer removed, its key or preshared key replaced, another initiation from
+    /// it accepted) is checked again before the answer is made the peer's.
     /// </summary>
     private void ReceiveInitiation(ReadOnlySpan<byte> message, DatagramAddress source, ITunnelOutput output)
     {
@@ -130,41 +135,77 @@ public sealed partial class TunnelEngine
         }
 
         using var opened = new OpenedInitiation();
-        if (!NoiseHandshake.TryOpenInitiation(local, message, opened))
+        Span<byte> staticSecret = stackalloc byte[MessageLayout.KeySize];
+        StaticSecret? computed = null;
+        try
         {
-            RefuseLocked(TunnelDropReason.HandshakeNotAuthenticated, source);
-            return;
-        }
-
-        Peer? peer;
-        lock (_gate)
-        {
-            peer = AcceptablePeer(local, opened, source);
-            if (peer is null)
+            if (!NoiseHandshake.TryOpenStatic(local, message, opened)
+                || !TryReadStaticSecret(local, opened.RemoteStatic, staticSecret, ref computed)
+                || !NoiseHandshake.TryOpenTimestamp(local, message, staticSecret, opened))
             {
+                RefuseLocked(TunnelDropReason.HandshakeNotAuthenticated, source);
                 return;
             }
 
-            peer.PresharedKey.CopyTo(opened.PresharedKey, 0);
-        }
-
-        Span<byte> response = stackalloc byte[MessageLayout.ResponseSize];
-        if (!NoiseHandshake.TrySealResponse(local, opened, opened.PresharedKey, response))
-        {
-            RefuseLocked(TunnelDropReason.HandshakeNotAuthenticated, source);
-            return;
-        }
-
-        lock (_gate)
-        {
-            if (!ReferenceEquals(AcceptablePeer(local, opened, source), peer)
-                || !System.Security.Cryptography.CryptographicOperations.FixedTimeEquals(peer.PresharedKey, opened.PresharedKey))
+            Peer? peer;
+            lock (_gate)
             {
+                peer = AcceptablePeer(local, opened, source);
+                if (peer is null)
+                {
+                    return;
+                }
+
+                peer.PresharedKey.CopyTo(opened.PresharedKey, 0);
+            }
+
+            Span<byte> response = stackalloc byte[MessageLayout.ResponseSize];
+            if (!NoiseHandshake.TrySealResponse(local, opened, opened.PresharedKey, response))
+            {
+                RefuseLocked(TunnelDropReason.HandshakeNotAuthenticated, source);
                 return;
             }
 
-            AnswerInitiation(peer, opened, response, source, output);
+            lock (_gate)
+            {
+                if (!ReferenceEquals(AcceptablePeer(local, opened, source), peer)
+                    || !System.Security.Cryptography.CryptographicOperations.FixedTimeEquals(peer.PresharedKey, opened.PresharedKey))
+                {
+                    return;
+                }
+
+                AnswerInitiation(peer, opened, response, source, output);
+                if (computed is not null)
+                {
+                    peer.Session.PublishStaticSecret(computed);
+                    computed = null;
+                }
+            }
         }
+        finally
+        {
+            System.Security.Cryptography.CryptographicOperations.ZeroMemory(staticSecret);
+            computed?.Wipe();
+        }
+    }
+
+    /// <summary>
+    /// The static-static secret with the initiator of an initiation: copied under the lock from its peer's session
+    /// when one holds it for <paramref name="local"/>, computed outside the lock otherwise (<paramref name="computed"/>,
+    /// for the caller to publish once the initiation is answered). False for a low-order key.
+    /// </summary>
+    private bool TryReadStaticSecret(LocalIdentity local, ReadOnlySpan<byte> remoteStatic, Span<byte> destination, ref StaticSecret? computed)
+    {
+        lock (_gate)
+        {
+            if (FindPeer(remoteStatic)?.SessionIfActive?.StaticSecretFor(local) is { } cached)
+            {
+                return cached.TryCopyTo(destination);
+            }
+        }
+
+        computed = StaticSecret.Compute(local, remoteStatic);
+        return computed.TryCopyTo(destination);
     }
 
     /// <summary>The configured peer that sent <paramref name="opened"/>, if it may accept it now; refuses and returns null otherwise. Under the lock.</summary>

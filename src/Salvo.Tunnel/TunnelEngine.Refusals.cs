@@ -37,14 +37,14 @@ public sealed partial class TunnelEngine
         set => _cookieRepliesPerSecond = value >= 0 ? value : throw new ArgumentOutOfRangeException(nameof(CookieRepliesPerSecond), value, "CookieRepliesPerSecond must be 0 or more.");
     }
 
-    /// <summary>Whether handshakes need a cookie now: forced through <see cref="UnderLoad"/>, or the budget was exceeded in the last second.</summary>
+    /// <summary>Whether handshakes need a cookie now: forced through <see cref="UnderLoad"/>, the budget was exceeded in the last second, or the device's handshake queue is an eighth full.</summary>
     public bool IsUnderLoad
     {
         get
         {
             lock (_gate)
             {
-                return UnderLoad || _time.GetTimestamp() < _underLoadUntil;
+                return UnderLoad || HandshakeQueueLoaded || _time.GetTimestamp() < _underLoadUntil;
             }
         }
     }
@@ -59,7 +59,9 @@ public sealed partial class TunnelEngine
             _handshakesInWindow = 0;
         }
 
-        if (++_handshakesInWindow > HandshakeBudgetPerSecond)
+        // A queue an eighth full means the handshake thread is behind: wireguard-go's test (device/device.go), and
+        // like its UnderLoadAfterTime the load holds for a second after.
+        if (++_handshakesInWindow > HandshakeBudgetPerSecond || HandshakeQueueLoaded)
         {
             if (now >= _underLoadUntil)
             {

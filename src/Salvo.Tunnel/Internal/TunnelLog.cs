@@ -14,7 +14,7 @@ internal static partial class TunnelLog
     [LoggerMessage(3, LogLevel.Information, "Handshake completed with peer {PublicKey} at {Endpoint} as {Role}")]
     public static partial void HandshakeCompleted(ILogger logger, string publicKey, string endpoint, string role);
 
-    [LoggerMessage(4, LogLevel.Warning, "Handshakes exceed {Budget} per second: under load, handshakes must now carry a cookie (MAC2)")]
+    [LoggerMessage(4, LogLevel.Warning, "Handshakes exceed {Budget} per second, or an eighth of the handshake queue waits: under load, handshakes must now carry a cookie (MAC2)")]
     public static partial void UnderLoad(ILogger logger, int budget);
 
     [LoggerMessage(5, LogLevel.Information, "Peer {PublicKey} moved from {From} to {To}: {Reason}")]

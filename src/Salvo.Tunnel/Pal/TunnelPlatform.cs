@@ -43,4 +43,11 @@ internal abstract class TunnelPlatform
     /// <summary>Addresses, MTU and routes of a tunnel's interface, as wg-quick sets them with ip(8).</summary>
     /// <exception cref="PlatformNotSupportedException">The platform has no routing tables this tunnel can write.</exception>
     public abstract Routing.IInterfaceSetup OpenInterfaceSetup();
+
+    /// <summary>
+    /// Raises the calling thread's nice value alone by <paramref name="levels"/> (at most to 19, the lowest priority),
+    /// so it runs after the process's other threads when the CPUs are busy; false where the platform has no
+    /// per-thread priority or refused it, and the thread runs as before.
+    /// </summary>
+    public abstract bool TryLowerCurrentThreadPriority(int levels);
 }

@@ -6,7 +6,7 @@ namespace Salvo.Tunnel.Protocol;
 /// <summary>
 /// The Noise_IKpsk2 message computations of the paper, section 5.4.2 (initiation) and 5.4.3 (response),
 /// over plain byte arrays. MACs are not added here (see <see cref="CookieGenerator"/>). The responder's side is
-/// split so that its Diffie-Hellman work touches no peer (<see cref="TryOpenInitiation"/>, <see cref="TrySealResponse"/>)
+/// split so that its Diffie-Hellman work touches no peer (<see cref="TryOpenStatic"/>, <see cref="TryOpenTimestamp"/>, <see cref="TrySealResponse"/>)
 /// and the steps that do (<see cref="MayAccept"/>, <see cref="AcceptAnswered"/>) are cheap: the engine holds its lock
 /// only around the latter.
 /// </summary>
@@ -68,11 +68,11 @@ internal static class NoiseHandshake
     }
 
     /// <summary>
-    /// Opens an initiation addressed to us without touching any peer: both of its Diffie-Hellman operations
-    /// (ephemeral-static and static-static) and both decryptions, so the engine runs it outside its lock. The
-    /// static-static secret is computed here rather than taken from the peer's cache: finding the peer needs the lock.
+    /// Opens the first half of an initiation addressed to us without touching any peer: the ephemeral-static
+    /// Diffie-Hellman and the decryption of the initiator's static key, which says which peer sent it (then
+    /// <see cref="TryOpenTimestamp"/>, with the static-static secret the engine has cached for that peer or computed).
     /// </summary>
-    public static bool TryOpenInitiation(LocalIdentity local, ReadOnlySpan<byte> message, OpenedInitiation opened)
+    public static bool TryOpenStatic(LocalIdentity local, ReadOnlySpan<byte> message, OpenedInitiation opened)
     {
         var crypto = local.Crypto;
         var chainingKey = opened.ChainingKey;
@@ -101,12 +101,29 @@ internal static class NoiseHandshake
             }
 
             MixHash(crypto.Hash, hash, encryptedStatic);
-            if (!crypto.KeyAgreement.TryAgree(local.PrivateKey, opened.RemoteStatic, shared))
-            {
-                return false;
-            }
+            return true;
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(key);
+            CryptographicOperations.ZeroMemory(shared);
+        }
+    }
 
-            NoiseKdf.Derive(crypto.Hash, chainingKey, shared, chainingKey, key);
+    /// <summary>
+    /// Opens the rest of an initiation <see cref="TryOpenStatic"/> began: mixes in <paramref name="staticSecret"/>
+    /// (DH of our static private and the initiator's static public) and decrypts the timestamp, which only the holder
+    /// of the initiator's private key can have sealed.
+    /// </summary>
+    public static bool TryOpenTimestamp(LocalIdentity local, ReadOnlySpan<byte> message, ReadOnlySpan<byte> staticSecret, OpenedInitiation opened)
+    {
+        var crypto = local.Crypto;
+        var chainingKey = opened.ChainingKey;
+        var hash = opened.Hash;
+        Span<byte> key = stackalloc byte[KeySize];
+        try
+        {
+            NoiseKdf.Derive(crypto.Hash, chainingKey, staticSecret, chainingKey, key);
             var encryptedTimestamp = message.Slice(MessageLayout.InitiationTimestamp, Tai64N.Size + MessageLayout.TagSize);
             if (!OpenWithZeroNonce(crypto.Aead, key, hash, encryptedTimestamp, opened.Timestamp))
             {
@@ -114,14 +131,13 @@ internal static class NoiseHandshake
             }
 
             MixHash(crypto.Hash, hash, encryptedTimestamp);
-            ephemeral.CopyTo(opened.RemoteEphemeral);
+            message.Slice(MessageLayout.InitiationEphemeral, KeySize).CopyTo(opened.RemoteEphemeral);
             opened.RemoteIndex = MessageLayout.ReadIndex(message, MessageLayout.InitiationSender);
             return true;
         }
         finally
         {
             CryptographicOperations.ZeroMemory(key);
-            CryptographicOperations.ZeroMemory(shared);
         }
     }
 

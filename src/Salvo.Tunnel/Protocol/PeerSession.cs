@@ -1,4 +1,3 @@
-using System.Security.Cryptography;
 using Salvo.Tunnel.Crypto;
 using Salvo.Tunnel.Paths;
 
@@ -11,15 +10,7 @@ namespace Salvo.Tunnel.Protocol;
 /// </summary>
 internal sealed class PeerSession : IDisposable
 {
-    private readonly byte[] _staticSecret = new byte[MessageLayout.KeySize];
-    private StaticSecret _staticSecretState;
-
-    private enum StaticSecret
-    {
-        NotComputed,
-        Valid,
-        Invalid,
-    }
+    private StaticSecret? _staticSecret;
 
     public HandshakeState Handshake { get; } = new();
 
@@ -62,25 +53,30 @@ internal sealed class PeerSession : IDisposable
 
     public bool TryGetStaticSecret(LocalIdentity local, ReadOnlySpan<byte> publicKey, Span<byte> destination)
     {
-        if (_staticSecretState == StaticSecret.NotComputed)
+        if (StaticSecretFor(local) is not { } secret)
         {
-            _staticSecretState = local.Crypto.KeyAgreement.TryAgree(local.PrivateKey, publicKey, _staticSecret) ? StaticSecret.Valid : StaticSecret.Invalid;
+            secret = StaticSecret.Compute(local, publicKey);
+            PublishStaticSecret(secret);
         }
 
-        if (_staticSecretState != StaticSecret.Valid)
-        {
-            return false;
-        }
-
-        _staticSecret.CopyTo(destination);
-        return true;
+        return secret.TryCopyTo(destination);
     }
 
-    public void ForgetStaticSecret()
+    /// <summary>The cached static-static secret if it was computed with <paramref name="local"/>; readable from any thread.</summary>
+    public StaticSecret? StaticSecretFor(LocalIdentity local) =>
+        Volatile.Read(ref _staticSecret) is { } secret && ReferenceEquals(secret.Local, local) ? secret : null;
+
+    /// <summary>Makes <paramref name="secret"/> the cached one (computed outside the engine's lock; the one it replaces is wiped).</summary>
+    public void PublishStaticSecret(StaticSecret secret)
     {
-        CryptographicOperations.ZeroMemory(_staticSecret);
-        _staticSecretState = StaticSecret.NotComputed;
+        var replaced = Interlocked.Exchange(ref _staticSecret, secret);
+        if (replaced is not null && !ReferenceEquals(replaced, secret))
+        {
+            replaced.Wipe();
+        }
     }
+
+    public void ForgetStaticSecret() => Interlocked.Exchange(ref _staticSecret, null)?.Wipe();
 
     /// <summary>Wipes and clears everything, ready for the next peer (the keypairs were retired by the engine).</summary>
     public void Reset()

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Net.Sockets;
 using System.Runtime.Versioning;
+using Salvo.Interop.Linux;
 
 namespace Salvo.Tunnel.Pal;
 
@@ -22,6 +23,23 @@ internal sealed class LinuxTunnelPlatform : TunnelPlatform
     public override Socket ListenOwnerOnly(string path) => OwnerOnlyUnixSocket.Listen(path);
 
     public override Routing.IInterfaceSetup OpenInterfaceSetup() => NetlinkInterfaceSetup.Open();
+
+    // Linux keeps a nice value per thread: PRIO_PROCESS with a thread id reads and sets that thread's only
+    // (setpriority(2), BUGS). Relative to the thread's own, so a process started niced keeps the order.
+    public override bool TryLowerCurrentThreadPriority(int levels)
+    {
+        var thread = (uint)Libc.GetTid();
+        var current = Libc.GetPriority(Libc.PrioProcess, thread);
+        if (current == -1 && Libc.LastErrno != Errno.None)
+        {
+            return false;
+        }
+
+        return Libc.SetPriority(Libc.PrioProcess, thread, Math.Min(MaxNiceness, current + levels)) == 0;
+    }
+
+    /// <summary>The highest nice value, the lowest priority (sched.h, MAX_NICE).</summary>
+    private const int MaxNiceness = 19;
 
     /// <summary>SOL_SOCKET and SO_MARK from asm-generic/socket.h (the same on x86-64 and arm64).</summary>
     private const int SolSocket = 1;

@@ -16,4 +16,6 @@ internal sealed class PortableTunnelPlatform : TunnelPlatform
 
     public override Routing.IInterfaceSetup OpenInterfaceSetup() =>
         throw new PlatformNotSupportedException("Adding a tunnel interface's addresses and routes needs Linux's rtnetlink.");
+
+    public override bool TryLowerCurrentThreadPriority(int levels) => false;
 }
