@@ -90,7 +90,7 @@ public readonly struct DatagramAddress : IEquatable<DatagramAddress>
     /// <summary>Creates an address from its network-order bytes, 4 for IPv4 or 16 for IPv6, and a port, without an object.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is outside 0..65535.</exception>
     /// <exception cref="ArgumentException"><paramref name="address"/> is neither 4 nor 16 bytes.</exception>
-    public static DatagramAddress Create(ReadOnlySpan<byte> address, int port)
+    public static DatagramAddress FromAddressBytes(ReadOnlySpan<byte> address, int port)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(port);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(port, IPEndPoint.MaxPort);

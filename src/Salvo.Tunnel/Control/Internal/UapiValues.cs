@@ -87,7 +87,7 @@ internal static class UapiValues
                 return false;
             }
 
-            endpoint = DatagramAddress.Create(octets, (int)port);
+            endpoint = DatagramAddress.FromAddressBytes(octets, (int)port);
             return true;
         }
 
