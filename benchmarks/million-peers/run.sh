@@ -9,9 +9,11 @@
 # Then Salvo's start from a wg-quick file with PEERS peers ('wireguard-salvo up', every peer inside the interface's
 # address prefix, so no peer route): time from launch to its "up" line and its RSS.
 # wireguard-go runs at WG_GO_PEERS peers (default: PEERS, capped at 60,000: wireguard-go refuses a peer past 65,536,
-# its device.MaxPeers, "too many peers"), and Salvo once more at that count; each line says which count it ran.
+# its device.MaxPeers, "too many peers"), and Salvo once more at that count (not with ONLY=salvo); each line says
+# which count it ran.
 # ROUNDS=N repeats the daemons' lines N times, alternating them (default 1); BEFORE=PATH adds another wireguard-salvo
-# build (an older checkout's) to each round, at wireguard-go's peer count.
+# build (an older checkout's) to each round, at wireguard-go's peer count, or at PEERS with ONLY=salvo (no wireguard-go
+# in the run, so the two builds are compared at the count that matters).
 # Linux, root, wg, wireguard-go, ip, python3; the .NET SDK to build. Bounded: every wait has a limit.
 # Each setconf and dump also prints the CPU seconds the daemon spent on it (/proc/PID/stat utime + stime, taken
 # just before and just after the wg command): on a machine others are loading, the figure that load moves least.
@@ -101,9 +103,10 @@ for round in $(seq "${ROUNDS:-1}"); do
   echo "== round $round"
   if [ "${ONLY:-}" != wireguard-go ]; then
     measure wireguard-salvo "$peers" "$dir/salvo.conf" "$daemon" -f
-    if [ "$wg_go_peers" -ne "$peers" ]; then measure wireguard-salvo "$wg_go_peers" "$dir/wg-go.conf" "$daemon" -f; fi
+    if [ "$wg_go_peers" -ne "$peers" ] && [ "${ONLY:-}" != salvo ]; then measure wireguard-salvo "$wg_go_peers" "$dir/wg-go.conf" "$daemon" -f; fi
   fi
-  if [ -n "${BEFORE:-}" ]; then measure salvo-before "$wg_go_peers" "$dir/wg-go.conf" "$BEFORE" -f; fi
+  if [ -n "${BEFORE:-}" ] && [ "${ONLY:-}" = salvo ]; then measure salvo-before "$peers" "$dir/salvo.conf" "$BEFORE" -f
+  elif [ -n "${BEFORE:-}" ]; then measure salvo-before "$wg_go_peers" "$dir/wg-go.conf" "$BEFORE" -f; fi
   if [ "${ONLY:-}" != salvo ]; then
     measure wireguard-go "$wg_go_peers" "$dir/wg-go.conf" env WG_PROCESS_FOREGROUND=1 wireguard-go
   fi

@@ -196,13 +196,13 @@ public sealed partial class TunnelEngine
 
         if (change.ReplaceAllowedIps)
         {
-            _routes.Replace(peer, change.AllowedIps);
+            _routes.Replace(peer, change.PackedAllowedIps);
         }
         else
         {
-            foreach (var prefix in change.AllowedIps)
+            foreach (var prefix in Routing.PackedPrefixes.Enumerate(change.PackedAllowedIps))
             {
-                _routes.Add(prefix, peer);
+                _routes.Add(prefix.Address, prefix.Length, peer);
             }
         }
 

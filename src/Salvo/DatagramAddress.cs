@@ -87,6 +87,21 @@ public readonly struct DatagramAddress : IEquatable<DatagramAddress>
         throw new ArgumentException($"Address family {address.AddressFamily} is not IPv4 or IPv6.", nameof(address));
     }
 
+    /// <summary>Creates an address from its network-order bytes, 4 for IPv4 or 16 for IPv6, and a port, without an object.</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="port"/> is outside 0..65535.</exception>
+    /// <exception cref="ArgumentException"><paramref name="address"/> is neither 4 nor 16 bytes.</exception>
+    public static DatagramAddress FromAddressBytes(ReadOnlySpan<byte> address, int port)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(port);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(port, IPEndPoint.MaxPort);
+        return address.Length switch
+        {
+            4 => FromIPv4Bytes(address, port),
+            16 => FromIPv6Bytes(address, port),
+            _ => throw new ArgumentException($"An address is 4 or 16 bytes, not {address.Length}.", nameof(address)),
+        };
+    }
+
     /// <summary>Creates an address from an <see cref="IPEndPoint"/>.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="endPoint"/> is null.</exception>
     public static DatagramAddress FromIPEndPoint(IPEndPoint endPoint)

@@ -27,6 +27,30 @@ public sealed class DatagramAddressTests
         Assert.Equal(endPoint, endPoint.Create(written));
     }
 
+    [Theory]
+    [InlineData("127.0.0.1", 9)]
+    [InlineData("255.255.255.255", 65535)]
+    [InlineData("::1", 443)]
+    [InlineData("fd00:5a1::f:4240", 0)]
+    [InlineData("::ffff:192.0.2.1", 7)]
+    public void FromAddressBytes_SameAsCreateFromTheAddressObject(string text, int port)
+    {
+        var address = IPAddress.Parse(text);
+
+        var fromBytes = DatagramAddress.FromAddressBytes(address.GetAddressBytes(), port);
+
+        Assert.Equal(DatagramAddress.Create(address, port), fromBytes);
+        Assert.Equal(new IPEndPoint(address, port), fromBytes.ToIPEndPoint());
+    }
+
+    [Fact]
+    public void FromAddressBytes_AnotherLengthOrAPortOutOfRange_Throws()
+    {
+        Assert.Throws<ArgumentException>(() => DatagramAddress.FromAddressBytes(new byte[5], 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => DatagramAddress.FromAddressBytes(new byte[4], 65536));
+        Assert.Throws<ArgumentOutOfRangeException>(() => DatagramAddress.FromAddressBytes(new byte[16], -1));
+    }
+
     [Fact]
     public void Equality_AndHash_FollowAddressAndPort()
     {

@@ -10,7 +10,11 @@ public sealed class LiveConfigurationTests
     private static PeerChange BobAgain(TunnelPair pair, params string[] allowedIps)
     {
         var change = new PeerChange(pair.BobKey.DerivePublicKey()) { ReplaceAllowedIps = true };
-        change.AllowedIps.AddRange(allowedIps.Select(IPPrefix.Parse));
+        foreach (var prefix in allowedIps)
+        {
+            change.AddAllowedIp(IPPrefix.Parse(prefix));
+        }
+
         return change;
     }
 
@@ -100,7 +104,7 @@ public sealed class LiveConfigurationTests
         var carol = WireGuardKey.GeneratePrivateKey().DerivePublicKey();
         var change = new TunnelChange();
         var peer = new PeerChange(carol) { Endpoint = new IPEndPoint(IPAddress.Loopback, 51999), PersistentKeepalive = TimeSpan.FromSeconds(25) };
-        peer.AllowedIps.Add(IPPrefix.Parse("198.19.5.0/24"));
+        peer.AddAllowedIp(IPPrefix.Parse("198.19.5.0/24"));
         change.Peers.Add(peer);
         pair.Alice.Configure(change, pair.AliceOut);
 
@@ -144,7 +148,7 @@ public sealed class LiveConfigurationTests
 
         var configure = new TunnelChange { SetsPrivateKey = true, PrivateKey = pair.BobKey };
         var alice = new PeerChange(pair.AliceKey.DerivePublicKey());
-        alice.AllowedIps.Add(IPPrefix.Parse("198.19.0.1/32"));
+        alice.AddAllowedIp(IPPrefix.Parse("198.19.0.1/32"));
         configure.Peers.Add(alice);
         empty.Configure(configure, output);
         Assert.Equal(pair.BobKey.DerivePublicKey(), empty.PublicKey);

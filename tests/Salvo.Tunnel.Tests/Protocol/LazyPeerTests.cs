@@ -136,13 +136,13 @@ public sealed class LazyPeerTests
                 Endpoint = new IPEndPoint(IPAddress.Loopback, 10_000 + (i % 50_000)),
                 ReplaceAllowedIps = true,
             };
-            peer.AllowedIps.Add(new IPPrefix(new IPAddress([10, (byte)(i >> 16), (byte)(i >> 8), (byte)i]), 32));
+            peer.AddAllowedIp(new IPPrefix(new IPAddress([10, (byte)(i >> 16), (byte)(i >> 8), (byte)i]), 32));
             var v6 = new byte[16];
             v6[0] = 0xfd;
             v6[2] = 0x05;
             v6[3] = 0xa1;
             System.Buffers.Binary.BinaryPrimitives.WriteInt32BigEndian(v6.AsSpan(12), i);
-            peer.AllowedIps.Add(new IPPrefix(new IPAddress(v6), 128));
+            peer.AddAllowedIp(new IPPrefix(new IPAddress(v6), 128));
             change.Peers.Add(peer);
         }
 

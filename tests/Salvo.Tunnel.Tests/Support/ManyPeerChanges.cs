@@ -21,7 +21,7 @@ internal static class ManyPeerChanges
                 Endpoint = new IPEndPoint(IPAddress.Loopback, 10_000 + (i % 50_000)),
                 ReplaceAllowedIps = true,
             };
-            peer.AllowedIps.Add(new IPPrefix(new IPAddress([10, (byte)(i >> 16), (byte)(i >> 8), (byte)i]), 32));
+            peer.AddAllowedIp(new IPPrefix(new IPAddress([10, (byte)(i >> 16), (byte)(i >> 8), (byte)i]), 32));
             change.Peers.Add(peer);
         }
 

@@ -197,7 +197,11 @@ internal sealed class ParseState
                 peer.PresharedKey = WireGuardConfigParser.ParseKey(value, key, line);
                 break;
             case "ALLOWEDIPS":
-                peer.AllowedIps.AddRange(WireGuardConfigParser.ParseList(value, key, line, "an IP address or CIDR range (198.19.0.0/24, fd00::/64)", IPPrefix.Parse));
+                foreach (var prefix in WireGuardConfigParser.ParseList(value, key, line, "an IP address or CIDR range (198.19.0.0/24, fd00::/64)", IPPrefix.Parse))
+                {
+                    peer.AddAllowedIp(prefix);
+                }
+
                 break;
             case "ENDPOINT":
                 peer.Endpoint = WireGuardConfigParser.ParseEndpoint(value, key, line);

@@ -12,8 +12,11 @@ namespace Salvo.Tunnel.Configuration;
 /// </remarks>
 internal sealed class PeerChange
 {
+    private const int DualStackBytes = 2 + 4 + 2 + 16;
+
     private KeyBytes _publicKey;
     private DatagramAddress _endpoint;
+    private byte[]? _allowedIps;
 
     public PeerChange(WireGuardKey publicKey) => PublicKey = publicKey;
 
@@ -72,7 +75,43 @@ internal sealed class PeerChange
     /// <summary>The peer's AllowedIPs become <see cref="AllowedIps"/>; otherwise they are added to what it has.</summary>
     public bool ReplaceAllowedIps { get; set; }
 
-    public List<IPPrefix> AllowedIps { get; } = [];
+    /// <summary>The prefixes to route to the peer, as objects made on each read.</summary>
+    public IReadOnlyList<IPPrefix> AllowedIps => PackedPrefixes.Unpack(_allowedIps);
+
+    /// <summary>How many prefixes <see cref="AllowedIps"/> holds.</summary>
+    public int AllowedIpCount => PackedPrefixes.Count(_allowedIps);
+
+    /// <summary>
+    /// The prefixes in <see cref="PackedPrefixes"/>' form (null for none), host bits cleared: one array a peer where a
+    /// list, its array and an address object a prefix were three to five objects.
+    /// </summary>
+    public byte[]? PackedAllowedIps => _allowedIps;
+
+    /// <summary>Adds a prefix to route to the peer.</summary>
+    public void AddAllowedIp(IPPrefix prefix)
+    {
+        Span<byte> address = stackalloc byte[16];
+        prefix.Address.TryWriteBytes(address, out var size);
+        AddAllowedIp(address[..size], prefix.Length);
+    }
+
+    /// <summary>Adds the prefix of <paramref name="address"/> (4 or 16 bytes) and <paramref name="length"/>; host bits are cleared.</summary>
+    public void AddAllowedIp(ReadOnlySpan<byte> address, int length)
+    {
+        Span<byte> masked = stackalloc byte[address.Length];
+        address.CopyTo(masked);
+        for (var bit = length; bit < masked.Length * 8; bit++)
+        {
+            masked[bit / 8] &= (byte)~(0x80 >> (bit % 8));
+        }
+
+        // Room for what a dual-stack peer has, a /32 and a /128, in the first array.
+        _allowedIps ??= PackedPrefixes.Reserve(null, DualStackBytes);
+        _allowedIps = PackedPrefixes.Append(_allowedIps, masked, length);
+    }
+
+    /// <summary>Forgets the prefixes added so far (a <c>replace_allowed_ips</c> after some).</summary>
+    public void ClearAllowedIps() => _allowedIps = null;
 
     /// <summary>
     /// Whether the peer's messages may go over TCP (a file's <c>TcpFallback</c>); read when the peer is created, as

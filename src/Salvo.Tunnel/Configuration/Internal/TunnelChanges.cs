@@ -73,7 +73,11 @@ internal static class TunnelChanges
                 ReplaceAllowedIps = true,
                 TcpFallback = peer.TcpFallback,
             };
-            peerChange.AllowedIps.AddRange(peer.AllowedIps);
+            foreach (var prefix in peer.AllowedIps)
+            {
+                peerChange.AddAllowedIp(prefix);
+            }
+
             change.Peers.Add(peerChange);
         }
 

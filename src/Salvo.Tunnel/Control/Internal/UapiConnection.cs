@@ -235,6 +235,7 @@ internal sealed class UapiConnection : IDisposable
         var parser = new UapiSetParser(Limits);
         var start = reader.BytesRead;
         var holdsTurn = false;
+        var paused = false;
         try
         {
             while (true)
@@ -273,6 +274,12 @@ internal sealed class UapiConnection : IDisposable
                     continue;
                 }
 
+                if (holdsTurn && !paused && size > GiveBackAfterBytes)
+                {
+                    // Past about 40,000 peers: the rest is read and applied without collections (CollectorPause).
+                    paused = CollectorPause.TryStart();
+                }
+
                 AddLine(parser, reader.Line);
             }
 
@@ -284,6 +291,12 @@ internal sealed class UapiConnection : IDisposable
             else
             {
                 errno = _owner.Apply(parser.Change);
+            }
+
+            if (paused)
+            {
+                CollectorPause.End();
+                paused = false;
             }
 
             await AnswerAsync(stream, new StringBuilder("errno=").Append(errno).Append("\n\n")).ConfigureAwait(false);
@@ -299,6 +312,11 @@ internal sealed class UapiConnection : IDisposable
         }
         finally
         {
+            if (paused)
+            {
+                CollectorPause.End();
+            }
+
             if (holdsTurn)
             {
                 _owner.LargeRequests.Release();

@@ -15,8 +15,9 @@ namespace Salvo.Tunnel.Control;
 /// <remarks>
 /// ASCII straight into the connection's buffer from the peer's own fields, under the engine's lock a page at a time:
 /// no status object, key object or string per peer. Formatting through <see cref="PeerStatus"/> and strings made about
-/// 25 objects a peer, and a million-peer dump took 9.66 s (docs/benchmarks.md). Only an IPv6 AllowedIP or endpoint is
-/// formatted through an <see cref="IPAddress"/>, whose text form (RFC 5952, as <c>wg</c> shows it) is kept as it was.
+/// 25 objects a peer, and a million-peer dump took 9.66 s (docs/benchmarks.md). IPv6 is written by
+/// <see cref="IPv6Text"/>; only an address .NET shows with an IPv4 tail, or an endpoint with a zone, still goes through
+/// an <see cref="IPAddress"/>, so the text stays byte for byte what it was.
 /// </remarks>
 internal static class UapiGetWriter
 {
@@ -118,15 +119,28 @@ internal static class UapiGetWriter
         }
         else
         {
-            // IPv6 with its brackets and zone, as IPEndPoint shows it; rare enough to make the object.
-            at += Encoding.ASCII.GetBytes(endpoint.ToIPEndPoint().ToString(), span[at..]);
+            Span<byte> sixteen = stackalloc byte[16];
+            endpoint.WriteAddressBytes(sixteen);
+            if (endpoint.ScopeId == 0 && IPv6Text.TryWrite(sixteen, span[(at + 1)..], out var written))
+            {
+                span[at] = (byte)'[';
+                at += 1 + written;
+                span[at++] = (byte)']';
+                span[at++] = (byte)':';
+                at += Digits(span[at..], endpoint.Port);
+            }
+            else
+            {
+                // With a zone or an IPv4 tail, as IPEndPoint shows it; rare enough to make the objects.
+                at += Encoding.ASCII.GetBytes(endpoint.ToIPEndPoint().ToString(), span[at..]);
+            }
         }
 
         span[at++] = (byte)'\n';
         answer.Advance(at);
     }
 
-    /// <summary>A dotted quad by hand; IPv6 through <see cref="IPAddress"/>, whose compression rules <c>wg</c> shows.</summary>
+    /// <summary>A dotted quad by hand; IPv6 by <see cref="IPv6Text"/>, or through <see cref="IPAddress"/> for the forms with an IPv4 tail.</summary>
     private static int Address(Span<byte> destination, ReadOnlySpan<byte> address)
     {
         if (address.Length == 4)
@@ -145,7 +159,12 @@ internal static class UapiGetWriter
             return at;
         }
 
-        return new IPAddress(address).TryFormat(destination, out var written) ? written : throw new InvalidOperationException("An IPv6 address is at most 45 characters.");
+        if (IPv6Text.TryWrite(address, destination, out var written))
+        {
+            return written;
+        }
+
+        return new IPAddress(address).TryFormat(destination, out written) ? written : throw new InvalidOperationException("An IPv6 address is at most 45 characters.");
     }
 
     private static void Key(IBufferWriter<byte> answer, ReadOnlySpan<byte> name, ReadOnlySpan<byte> key)

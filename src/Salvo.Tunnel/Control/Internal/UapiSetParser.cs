@@ -140,7 +140,8 @@ internal sealed class UapiSetParser(UapiLimits limits)
                 Change.FwMark = mark;
                 return null;
             case "replace_peers":
-                return IsTrue(value, "replace_peers") ?? Apply(() => Change.ReplacePeers = true);
+                Change.ReplacePeers |= value is "true";
+                return IsTrue(value, "replace_peers");
             default:
                 return $"unknown device key ({Describe(key)})";
         }
@@ -150,17 +151,22 @@ internal sealed class UapiSetParser(UapiLimits limits)
     {
         switch (key)
         {
+            // No lambdas here: one capturing the peer made a closure object on every peer line, four a peer.
             case "update_only":
-                return IsTrue(value, "update_only") ?? Apply(() => peer.UpdateOnly = true);
+                peer.UpdateOnly |= value is "true";
+                return IsTrue(value, "update_only");
             case "remove":
-                return IsTrue(value, "remove") ?? Apply(() => peer.Remove = true);
+                peer.Remove |= value is "true";
+                return IsTrue(value, "remove");
             case "replace_allowed_ips":
-                return IsTrue(value, "replace_allowed_ips") ?? Apply(() =>
+                if (value is "true")
                 {
-                    _allowedIps -= peer.AllowedIps.Count;
+                    _allowedIps -= peer.AllowedIpCount;
                     peer.ReplaceAllowedIps = true;
-                    peer.AllowedIps.Clear();
-                });
+                    peer.ClearAllowedIps();
+                }
+
+                return IsTrue(value, "replace_allowed_ips");
             case "preshared_key":
                 if (!UapiValues.TryParseKey(value, out var presharedKey))
                 {
@@ -188,7 +194,8 @@ internal sealed class UapiSetParser(UapiLimits limits)
                 peer.PersistentKeepalive = TimeSpan.FromSeconds(seconds);
                 return null;
             case "allowed_ip":
-                if (!UapiValues.TryParsePrefix(value, out var prefix))
+                Span<byte> address = stackalloc byte[16];
+                if (!UapiValues.TryParsePrefix(value, address, out var size, out var length))
                 {
                     return "allowed_ip must be an address and a prefix length (a.b.c.d/n or IPv6/n)";
                 }
@@ -200,7 +207,7 @@ internal sealed class UapiSetParser(UapiLimits limits)
                 }
 
                 _allowedIps++;
-                peer.AllowedIps.Add(prefix);
+                peer.AddAllowedIp(address[..size], length);
                 return null;
             case "protocol_version":
                 return value is "1" ? null : "protocol_version must be 1";
@@ -211,12 +218,6 @@ internal sealed class UapiSetParser(UapiLimits limits)
 
     private static string? IsTrue(ReadOnlySpan<char> value, string key) =>
         value is "true" ? null : $"{key} takes only 'true'";
-
-    private static string? Apply(Action apply)
-    {
-        apply();
-        return null;
-    }
 
     /// <summary>
     /// A key of the protocol by name (one in the wrong section, as <c>allowed_ip</c> before any <c>public_key</c>), any

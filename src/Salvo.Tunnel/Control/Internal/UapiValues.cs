@@ -78,15 +78,20 @@ internal static class UapiValues
         }
 
         var host = text[..colon];
-        IPAddress? address;
-        if (host[0] == '[')
+        if (host[0] != '[')
         {
-            if (host.Length < 3 || host[^1] != ']' || !TryParseIPv6(host[1..^1], allowZone: true, out address))
+            // The common case (every endpoint of a large setconf, as a rule) without an address object.
+            Span<byte> octets = stackalloc byte[4];
+            if (!TryParseIPv4(host, octets))
             {
                 return false;
             }
+
+            endpoint = DatagramAddress.FromAddressBytes(octets, (int)port);
+            return true;
         }
-        else if (!TryParseIPv4(host, out address))
+
+        if (host.Length < 3 || host[^1] != ']' || !TryParseIPv6(host[1..^1], allowZone: true, out var address))
         {
             return false;
         }
@@ -95,10 +100,18 @@ internal static class UapiValues
         return true;
     }
 
-    /// <summary><c>address/length</c>, the length always written (no zone, no leading zero): what netip.ParsePrefix takes.</summary>
-    public static bool TryParsePrefix(ReadOnlySpan<char> text, out IPPrefix prefix)
+    /// <summary>
+    /// <c>address/length</c>, the length always written (no zone, no leading zero): what netip.ParsePrefix takes. The
+    /// address goes into <paramref name="address"/> (16 bytes of room) with its host bits cleared, without an object.
+    /// </summary>
+    /// <param name="text">The value.</param>
+    /// <param name="address">Room for 16 bytes; the first <paramref name="size"/> are written.</param>
+    /// <param name="size">4 or 16.</param>
+    /// <param name="length">The prefix length.</param>
+    public static bool TryParsePrefix(ReadOnlySpan<char> text, Span<byte> address, out int size, out int length)
     {
-        prefix = default;
+        size = 0;
+        length = 0;
         var slash = text.IndexOf('/');
         if (slash <= 0)
         {
@@ -107,27 +120,58 @@ internal static class UapiValues
 
         var lengthText = text[(slash + 1)..];
         var host = text[..slash];
-        IPAddress? address;
-        if (!(TryParseIPv4(host, out address) || TryParseIPv6(host, allowZone: false, out address)))
+        if (TryParseIPv4(host, address))
+        {
+            size = 4;
+        }
+        else if (TryParseIPv6(host, address))
+        {
+            size = 16;
+        }
+        else
         {
             return false;
         }
 
-        var maximum = address!.AddressFamily == AddressFamily.InterNetwork ? 32u : 128u;
-        if ((lengthText.Length > 1 && lengthText[0] == '0') || !TryParseNumber(lengthText, maximum, out var length))
+        if ((lengthText.Length > 1 && lengthText[0] == '0') || !TryParseNumber(lengthText, (uint)size * 8, out var bits))
         {
             return false;
         }
 
-        prefix = new IPPrefix(IPPrefix.Mask(address, (int)length), (int)length);
+        length = (int)bits;
+        for (var bit = length; bit < size * 8; bit++)
+        {
+            address[bit / 8] &= (byte)~(0x80 >> (bit % 8));
+        }
+
+        return true;
+    }
+
+    /// <summary><c>address/length</c> as a prefix object; see the overload that writes bytes.</summary>
+    public static bool TryParsePrefix(ReadOnlySpan<char> text, out IPPrefix prefix)
+    {
+        Span<byte> address = stackalloc byte[16];
+        if (!TryParsePrefix(text, address, out var size, out var length))
+        {
+            prefix = default;
+            return false;
+        }
+
+        prefix = new IPPrefix(new IPAddress(address[..size]), length);
         return true;
     }
 
     /// <summary>Four decimal octets, 0 to 255, without leading zeros.</summary>
     public static bool TryParseIPv4(ReadOnlySpan<char> text, out IPAddress? address)
     {
-        address = null;
         Span<byte> octets = stackalloc byte[4];
+        address = TryParseIPv4(text, octets) ? new IPAddress(octets) : null;
+        return address is not null;
+    }
+
+    /// <summary>Four decimal octets, 0 to 255, without leading zeros, into the first 4 bytes of <paramref name="octets"/>.</summary>
+    public static bool TryParseIPv4(ReadOnlySpan<char> text, Span<byte> octets)
+    {
         var count = 0;
         foreach (var range in text.Split('.'))
         {
@@ -141,18 +185,83 @@ internal static class UapiValues
             octets[count++] = (byte)value;
         }
 
-        if (count != 4)
+        return count == 4;
+    }
+
+    /// <summary>
+    /// An IPv6 address without a zone into <paramref name="bytes"/> (16 bytes): groups of one to four hex digits, at
+    /// most one <c>::</c> standing for at least one zero group (netip's rule), an IPv4 tail only as a full dotted quad.
+    /// </summary>
+    public static bool TryParseIPv6(ReadOnlySpan<char> text, Span<byte> bytes)
+    {
+        bytes[..16].Clear();
+        var gap = text.IndexOf("::", StringComparison.Ordinal);
+        if (gap < 0)
+        {
+            return TryParseGroups(text, bytes[..16], ipv4Tail: true, out var all) && all == 16;
+        }
+
+        var after = text[(gap + 2)..];
+        if (after.Contains("::", StringComparison.Ordinal) || (!after.IsEmpty && after[0] == ':'))
         {
             return false;
         }
 
-        address = new IPAddress(octets);
+        Span<byte> tail = stackalloc byte[16];
+        if (!TryParseGroups(text[..gap], bytes, ipv4Tail: false, out var headBytes) || !TryParseGroups(after, tail, ipv4Tail: true, out var tailBytes)
+            || headBytes + tailBytes > 14)
+        {
+            return false;
+        }
+
+        tail[..tailBytes].CopyTo(bytes[(16 - tailBytes)..16]);
+        return true;
+    }
+
+    /// <summary>Colon-separated groups (empty text is none), 2 bytes a group; the last may be a dotted quad where <paramref name="ipv4Tail"/>.</summary>
+    private static bool TryParseGroups(ReadOnlySpan<char> text, Span<byte> bytes, bool ipv4Tail, out int written)
+    {
+        written = 0;
+        if (text.IsEmpty)
+        {
+            return true;
+        }
+
+        foreach (var range in text.Split(':'))
+        {
+            var group = text[range];
+            if (ipv4Tail && range.End.GetOffset(text.Length) == text.Length && group.Contains('.'))
+            {
+                if (written > 12 || !TryParseIPv4(group, bytes[written..]))
+                {
+                    return false;
+                }
+
+                written += 4;
+                return true;
+            }
+
+            if (written > 14 || group.Length is 0 or > 4 || group.ContainsAnyExcept(HexDigits))
+            {
+                return false;
+            }
+
+            var value = 0;
+            foreach (var c in group)
+            {
+                value = (value << 4) | (char.IsAsciiDigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+            }
+
+            bytes[written++] = (byte)(value >> 8);
+            bytes[written++] = (byte)value;
+        }
+
         return true;
     }
 
     /// <summary>
-    /// An IPv6 address: groups of at most four hex digits, an embedded IPv4 tail only as a full dotted quad, and a
-    /// zone (<c>%eth0</c>) only where <paramref name="allowZone"/>.
+    /// An IPv6 address as <see cref="TryParseIPv6(ReadOnlySpan{char}, Span{byte})"/> reads it, with a zone
+    /// (<c>%eth0</c>) only where <paramref name="allowZone"/>.
     /// </summary>
     private static bool TryParseIPv6(ReadOnlySpan<char> text, bool allowZone, out IPAddress? address)
     {
@@ -164,33 +273,7 @@ internal static class UapiValues
             return false;
         }
 
-        if (body.IndexOf(':') < 0)
-        {
-            return false;
-        }
-
-        var lastColon = body.LastIndexOf(':');
-        var tail = body[(lastColon + 1)..];
-        var groups = body;
-        if (tail.Contains('.'))
-        {
-            if (!TryParseIPv4(tail, out _))
-            {
-                return false;
-            }
-
-            groups = body[..(lastColon + 1)];
-        }
-
-        foreach (var range in groups.Split(':'))
-        {
-            var group = groups[range];
-            if (group.Length > 4 || group.ContainsAnyExcept(HexDigits))
-            {
-                return false;
-            }
-        }
-
-        return IPAddress.TryParse(text, out address) && address.AddressFamily == AddressFamily.InterNetworkV6;
+        Span<byte> bytes = stackalloc byte[16];
+        return TryParseIPv6(body, bytes) && IPAddress.TryParse(text, out address) && address.AddressFamily == AddressFamily.InterNetworkV6;
     }
 }

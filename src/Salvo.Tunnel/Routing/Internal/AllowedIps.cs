@@ -9,7 +9,7 @@ namespace Salvo.Tunnel.Routing;
 /// One writer at a time (the engine's lock), any number of readers without a lock: the data path looks packets up
 /// while <c>wg set</c> changes routes. Every change is one reference store (a node's owner, or a child made whole
 /// before it is linked), so a lookup sees each prefix either before or after a change, never a half-built node.
-/// <see cref="Replace"/> routes the new prefixes before it unroutes the old ones, so a prefix a peer keeps is never
+/// <see cref="Replace(TPeer, byte[])"/> routes the new prefixes before it unroutes the old ones, so a prefix a peer keeps is never
 /// briefly without an owner.
 /// </remarks>
 /// <typeparam name="TPeer">What a match returns.</typeparam>
@@ -22,12 +22,24 @@ internal sealed class AllowedIps<TPeer>
     /// <summary>Routes <paramref name="prefix"/> to <paramref name="peer"/>, replacing any earlier owner.</summary>
     public void Add(IPPrefix prefix, TPeer peer)
     {
-        ArgumentNullException.ThrowIfNull(peer);
-        prefix = Canonical(prefix);
         Span<byte> bytes = stackalloc byte[16];
         prefix.Address.TryWriteBytes(bytes, out var written);
-        var node = written == 4 ? _v4 : _v6;
-        for (var bit = 0; bit < prefix.Length; bit++)
+        Add(bytes[..written], prefix.Length, peer);
+    }
+
+    /// <summary>
+    /// Routes the prefix of <paramref name="address"/> (4 or 16 bytes; host bits are cleared here) and
+    /// <paramref name="length"/> to <paramref name="peer"/>, replacing any earlier owner.
+    /// </summary>
+    public void Add(ReadOnlySpan<byte> address, int length, TPeer peer)
+    {
+        ArgumentNullException.ThrowIfNull(peer);
+        Span<byte> bytes = stackalloc byte[16];
+        bytes = bytes[..address.Length];
+        address.CopyTo(bytes);
+        ClearHostBits(bytes, length);
+        var node = bytes.Length == 4 ? _v4 : _v6;
+        for (var bit = 0; bit < length; bit++)
         {
             ref var child = ref (Bit(bytes, bit) == 0 ? ref node.Zero : ref node.One);
             if (child is null)
@@ -45,35 +57,45 @@ internal sealed class AllowedIps<TPeer>
 
         if (node.Peer is { } previous)
         {
-            Forget(previous, prefix);
+            Forget(previous, bytes, length);
         }
 
         Volatile.Write(ref node.Peer, peer);
-        peer.OwnedPrefixes = PackedPrefixes.Append(peer.OwnedPrefixes, prefix);
+        peer.OwnedPrefixes = PackedPrefixes.Append(peer.OwnedPrefixes, bytes, length);
     }
 
     /// <summary>Makes <paramref name="prefixes"/> the whole of <paramref name="peer"/>'s routes: new ones first, then the rest go.</summary>
     public void Replace(TPeer peer, IReadOnlyCollection<IPPrefix> prefixes)
     {
-        ArgumentNullException.ThrowIfNull(peer);
         ArgumentNullException.ThrowIfNull(prefixes);
+        byte[]? packed = null;
+        foreach (var prefix in prefixes)
+        {
+            packed = PackedPrefixes.Append(packed, prefix);
+        }
+
+        Replace(peer, packed);
+    }
+
+    /// <summary>
+    /// Makes the prefixes of <paramref name="packed"/> (<see cref="PackedPrefixes"/>' form; null for none) the whole of
+    /// <paramref name="peer"/>'s routes: new ones first, then the rest go.
+    /// </summary>
+    public void Replace(TPeer peer, byte[]? packed)
+    {
+        ArgumentNullException.ThrowIfNull(peer);
         if (peer.OwnedPrefixes is null)
         {
             // A new peer (every peer of a wg setconf) has nothing to unroute: one array of the right size, filled.
-            var bytes = 0;
-            foreach (var prefix in prefixes)
-            {
-                bytes += PackedPrefixes.EntrySize(prefix);
-            }
-
+            var bytes = PackedPrefixes.UsedBytes(packed);
             if (bytes > 0)
             {
                 peer.OwnedPrefixes = PackedPrefixes.Reserve(null, bytes);
             }
 
-            foreach (var prefix in prefixes)
+            foreach (var prefix in PackedPrefixes.Enumerate(packed))
             {
-                Add(prefix, peer);
+                Add(prefix.Address, prefix.Length, peer);
             }
 
             if (peer.OwnedPrefixes is { } owned && PackedPrefixes.IsEmpty(owned))
@@ -84,12 +106,12 @@ internal sealed class AllowedIps<TPeer>
             return;
         }
 
-        foreach (var prefix in prefixes)
+        foreach (var prefix in PackedPrefixes.Enumerate(packed))
         {
-            Add(prefix, peer);
+            Add(prefix.Address, prefix.Length, peer);
         }
 
-        var kept = prefixes.Select(Canonical).ToHashSet();
+        var kept = PackedPrefixes.Unpack(packed).Select(Canonical).ToHashSet();
         foreach (var prefix in PrefixesOf(peer))
         {
             if (!kept.Contains(prefix))
@@ -143,9 +165,26 @@ internal sealed class AllowedIps<TPeer>
 
     private static int Bit(ReadOnlySpan<byte> bytes, int index) => (bytes[index / 8] >> (7 - (index % 8))) & 1;
 
-    private void Forget(TPeer peer, IPPrefix prefix)
+    /// <summary>Clears the bits of <paramref name="address"/> past <paramref name="length"/>.</summary>
+    private static void ClearHostBits(Span<byte> address, int length)
+    {
+        for (var bit = length; bit < address.Length * 8; bit++)
+        {
+            address[bit / 8] &= (byte)~(0x80 >> (bit % 8));
+        }
+    }
+
+    private static void Forget(TPeer peer, IPPrefix prefix)
     {
         if (peer.OwnedPrefixes is { } owned && PackedPrefixes.Remove(owned, prefix) && PackedPrefixes.IsEmpty(owned))
+        {
+            peer.OwnedPrefixes = null;
+        }
+    }
+
+    private static void Forget(TPeer peer, ReadOnlySpan<byte> address, int length)
+    {
+        if (peer.OwnedPrefixes is { } owned && PackedPrefixes.Remove(owned, address, length) && PackedPrefixes.IsEmpty(owned))
         {
             peer.OwnedPrefixes = null;
         }

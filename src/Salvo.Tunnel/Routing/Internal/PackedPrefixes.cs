@@ -18,6 +18,13 @@ internal static class PackedPrefixes
     {
         Span<byte> address = stackalloc byte[16];
         prefix.Address.TryWriteBytes(address, out var size);
+        return Append(packed, address[..size], prefix.Length);
+    }
+
+    /// <summary>Adds the prefix of <paramref name="address"/> (4 or 16 bytes, host bits clear) and <paramref name="length"/>; returns the array to keep.</summary>
+    public static byte[] Append(byte[]? packed, ReadOnlySpan<byte> address, int length)
+    {
+        var size = address.Length;
         var used = packed is null ? 0 : Used(packed);
         var needed = HeaderSize + used + 2 + size;
         if (packed is null || packed.Length < needed)
@@ -29,8 +36,8 @@ internal static class PackedPrefixes
 
         var entry = packed.AsSpan(HeaderSize + used);
         entry[0] = (byte)size;
-        entry[1] = (byte)prefix.Length;
-        address[..size].CopyTo(entry[2..]);
+        entry[1] = (byte)length;
+        address.CopyTo(entry[2..]);
         BinaryPrimitives.WriteInt32LittleEndian(packed, used + 2 + size);
         return packed;
     }
@@ -40,12 +47,19 @@ internal static class PackedPrefixes
     {
         Span<byte> address = stackalloc byte[16];
         prefix.Address.TryWriteBytes(address, out var size);
+        return Remove(packed, address[..size], prefix.Length);
+    }
+
+    /// <summary>Takes the prefix of <paramref name="address"/> and <paramref name="length"/> out; false when it was not there.</summary>
+    public static bool Remove(byte[] packed, ReadOnlySpan<byte> address, int length)
+    {
+        var size = address.Length;
         var used = Used(packed);
         var entries = packed.AsSpan(HeaderSize, used);
         for (var at = 0; at < used; at += 2 + entries[at])
         {
             var entrySize = entries[at];
-            if (entrySize == size && entries[at + 1] == prefix.Length && entries.Slice(at + 2, size).SequenceEqual(address[..size]))
+            if (entrySize == size && entries[at + 1] == length && entries.Slice(at + 2, size).SequenceEqual(address))
             {
                 entries[(at + 2 + size)..].CopyTo(entries[at..]);
                 BinaryPrimitives.WriteInt32LittleEndian(packed, used - 2 - size);
@@ -55,6 +69,21 @@ internal static class PackedPrefixes
 
         return false;
     }
+
+    /// <summary>How many prefixes the array holds.</summary>
+    public static int Count(byte[]? packed)
+    {
+        var count = 0;
+        foreach (var _ in Enumerate(packed))
+        {
+            count++;
+        }
+
+        return count;
+    }
+
+    /// <summary>The bytes the array's entries take, for <see cref="Reserve"/>.</summary>
+    public static int UsedBytes(byte[]? packed) => packed is null ? 0 : Used(packed);
 
     /// <summary>Whether no prefix is left.</summary>
     public static bool IsEmpty(byte[] packed) => Used(packed) == 0;
