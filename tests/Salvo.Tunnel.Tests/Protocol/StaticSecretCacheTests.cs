@@ -72,7 +72,7 @@ public sealed class StaticSecretCacheTests
         var change = new TunnelChange();
         change.Peers.Add(new PeerChange(aliceKey.DerivePublicKey()) { Remove = true });
         var added = new PeerChange(newAliceKey.DerivePublicKey());
-        added.AllowedIps.Add(IPPrefix.Parse("198.19.0.1/32"));
+        added.AddAllowedIp(IPPrefix.Parse("198.19.0.1/32"));
         change.Peers.Add(added);
         bob.Configure(change, output: null);
         _clock.Advance(TimeSpan.FromSeconds(1));
