@@ -13,7 +13,7 @@ namespace Salvo.Benchmarks.MultiBuffer;
 internal static class CandidateCheck
 {
     private const int TagSize = AeadPacket.TagSize;
-    private const int NonceSize = 12;
+    public const int NonceSize = 12;
 
     /// <summary>Random batches per candidate: about 1,000 packets in all, under a second even for the scalar code.</summary>
     private const int Trials = 48;
@@ -99,7 +99,6 @@ internal static class CandidateCheck
     {
         var count = random.Next(1, MaxPackets + 1);
         var lengths = new int[count];
-        var adLengths = new int[count];
         for (var i = 0; i < count; i++)
         {
             // Mostly the tunnel's sizes (full 1,420-byte packets, small ones, anything to 2 KiB), a few up to 64 KiB,
@@ -112,22 +111,10 @@ internal static class CandidateCheck
                 8 => random.Next(2_049, 65_536),
                 _ => random.Next(4) switch { 0 => 0, 1 => 63, 2 => 65, _ => 65_535 },
             };
-            adLengths[i] = random.Next(3) == 0 ? 0 : random.Next(1, 33);
         }
 
-        var (buffer, packets) = Layout(lengths, adLengths);
-        random.NextBytes(buffer);
-        var nonces = new byte[count * NonceSize];
-        random.NextBytes(nonces);
-        var keyBytes = new byte[32];
-        random.NextBytes(keyBytes);
-        var plain = (byte[])buffer.Clone();
-
-        using var reference = openSsl.CreateKey(keyBytes);
-        using var key = candidate.CreateKey(keyBytes);
-        var expected = (byte[])buffer.Clone();
-        Seal(reference, 1, expected, packets, nonces);
-        Seal(key, candidate.Batch, buffer, packets, nonces);
+        using var batch = SealedBatch.Create(candidate, openSsl, lengths, random);
+        var (buffer, expected, plain, packets, nonces, key) = (batch.Buffer, batch.Expected, batch.Plain, batch.Packets, batch.Nonces, batch.Key);
         if (FirstDifferingPacket(buffer, expected, packets, TagSize) is { } sealIndex)
         {
             return $"packet {sealIndex} of {count} ({packets[sealIndex].Length} bytes) seals differently from OpenSSL";

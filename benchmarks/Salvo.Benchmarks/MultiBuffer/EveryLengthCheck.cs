@@ -17,7 +17,6 @@ internal static class EveryLengthCheck
     public const int LargestLength = 65_535;
 
     private const int TagSize = AeadPacket.TagSize;
-    private const int NonceSize = 12;
 
     /// <summary>Most packets in one batch: two groups of 16 lanes and a remainder, as in <see cref="CandidateCheck"/>.</summary>
     private const int MaxPackets = 40;
@@ -60,26 +59,8 @@ internal static class EveryLengthCheck
     private static string? CheckBatch(AeadCandidate candidate, IAead openSsl, ReadOnlySpan<int> batchLengths, Random random)
     {
         var count = batchLengths.Length;
-        var lengths = batchLengths.ToArray();
-        var adLengths = new int[count];
-        for (var i = 0; i < count; i++)
-        {
-            adLengths[i] = random.Next(3) == 0 ? 0 : random.Next(1, 33);
-        }
-
-        var (buffer, packets) = CandidateCheck.Layout(lengths, adLengths);
-        random.NextBytes(buffer);
-        var nonces = new byte[count * NonceSize];
-        random.NextBytes(nonces);
-        var keyBytes = new byte[32];
-        random.NextBytes(keyBytes);
-        var plain = (byte[])buffer.Clone();
-
-        using var reference = openSsl.CreateKey(keyBytes);
-        using var key = candidate.CreateKey(keyBytes);
-        var expected = (byte[])buffer.Clone();
-        CandidateCheck.Seal(reference, 1, expected, packets, nonces);
-        CandidateCheck.Seal(key, candidate.Batch, buffer, packets, nonces);
+        using var batch = SealedBatch.Create(candidate, openSsl, batchLengths.ToArray(), random);
+        var (buffer, expected, plain, packets, nonces, key) = (batch.Buffer, batch.Expected, batch.Plain, batch.Packets, batch.Nonces, batch.Key);
         if (CandidateCheck.FirstDifferingPacket(buffer, expected, packets, TagSize) is { } sealIndex)
         {
             return $"a {packets[sealIndex].Length}-byte packet ({sealIndex} of {count}) seals differently from OpenSSL";
