@@ -6,9 +6,10 @@ namespace Salvo.Perf.Tests.Reliability;
 internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposable
 {
     /// <summary>
-    /// Starts salvo with <paramref name="args"/>. With <paramref name="interruptible"/> it starts through
-    /// <c>env --default-signal=INT</c>: a process started in the background inherits SIGINT ignored (the
-    /// shell sets SIG_IGN and exec keeps it), and then a SIGINT sent to the child would never arrive.
+    /// Starts salvo with <paramref name="args"/>, through <c>env --default-signal=HUP</c>: a test run under nohup
+    /// passes SIGHUP on ignored (exec keeps SIG_IGN, and salvo leaves an inherited ignore alone), and then the SIGHUP
+    /// a test sends would never arrive. With <paramref name="interruptible"/> SIGINT is reset too
+    /// (<c>--default-signal=INT,HUP</c>): a process started in the background inherits SIGINT ignored the same way.
     /// </summary>
     /// <param name="args">salvo's command line.</param>
     /// <param name="interruptible">Whether SIGINT must reach it.</param>
@@ -16,11 +17,11 @@ internal sealed record SalvoChild(Process Process, LiveWriter Output) : IDisposa
     public static SalvoChild Start(string[] args, bool interruptible = false, IReadOnlyList<string>? wrapper = null) =>
         StartDll(Path.Combine(AppContext.BaseDirectory, "Salvo.Perf.dll"), args, interruptible, wrapper);
 
-    /// <summary>Starts <c>dotnet <paramref name="dll"/> <paramref name="args"/></c>, interruptible and wrapped as <see cref="Start"/> says.</summary>
+    /// <summary>Starts <c>dotnet <paramref name="dll"/> <paramref name="args"/></c>, through env, interruptible and wrapped as <see cref="Start"/> says.</summary>
     public static SalvoChild StartDll(string dll, string[] args, bool interruptible = false, IReadOnlyList<string>? wrapper = null)
     {
         var dotnet = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet";
-        string[] command = [.. wrapper ?? [], .. interruptible ? ["env", "--default-signal=INT"] : Array.Empty<string>(), dotnet];
+        string[] command = [.. wrapper ?? [], "env", interruptible ? "--default-signal=INT,HUP" : "--default-signal=HUP", dotnet];
         var start = new ProcessStartInfo(command[0])
         {
             RedirectStandardOutput = true,
