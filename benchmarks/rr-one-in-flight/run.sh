@@ -10,8 +10,9 @@
 # Each point warms up 0.5 s and measures 3 s (sockperf: its own 4 s run). CPU per request: CPU time (user + system,
 # from /proc/PID/stat) of both ends' processes over 2 s inside the measured window, over the requests answered then.
 # Needs bash, taskset, cc (or UDPLIMIT=a built udplimit), sockperf (SOCKPERF=path) and dotnet; no python.
-# C_AGAIN=1 runs C once more at the end of every round ("c-again"): C against itself in the same round, the spread any
-# implementation's ratio to C carries on this machine.
+# ROTATE=1 rotates the order of the points from round to round (below).
+# C_AGAIN=1 runs C once more in every round ("c-again", last unless ROTATE): C against itself in the same round,
+# the spread any implementation's ratio to C carries on this machine.
 # Usage: benchmarks/rr-one-in-flight/run.sh [OUT]    (ROUNDS=5; SERVER_CPU=1 and CLIENT_CPU=0 place the two ends)
 # Then:  python3 benchmarks/rr-one-in-flight/summary.py OUT
 set -u
@@ -111,11 +112,19 @@ server_point() { # NAME DIR ENV
 }
 
 echo "start $(date -u '+%F %H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg) clk_tck $(getconf CLK_TCK) cpus $(nproc) server_cpu $S client_cpu $K" >> "$out"
+# The points of one round, in their first order; ROTATE=1 starts round N at the Nth of them (wrapping), so each point
+# runs in every position over as many rounds as there are points: on a guest whose speed drifts within a round, a
+# point late in every round would otherwise read slower for its place alone.
+points=(c_point)
+for build in $BUILDS; do points+=("rr_point $(echo "$build" | cut -d: -f1) $(echo "$build" | cut -d: -f2) $(echo "$build" | cut -d: -f3)"); done
+points+=(sockperf_point)
+for build in $BUILDS; do points+=("server_point $(echo "$build" | cut -d: -f1) $(echo "$build" | cut -d: -f2) $(echo "$build" | cut -d: -f3)"); done
+if [ -n "${C_AGAIN:-}" ]; then points+=("c_point c-again"); fi
 for round in $(seq 1 "${ROUNDS:-5}"); do
-  c_point
-  for build in $BUILDS; do rr_point "$(echo "$build" | cut -d: -f1)" "$(echo "$build" | cut -d: -f2)" "$(echo "$build" | cut -d: -f3)"; done
-  sockperf_point
-  for build in $BUILDS; do server_point "$(echo "$build" | cut -d: -f1)" "$(echo "$build" | cut -d: -f2)" "$(echo "$build" | cut -d: -f3)"; done
-  if [ -n "${C_AGAIN:-}" ]; then c_point c-again; fi
+  start=0
+  if [ -n "${ROTATE:-}" ]; then start=$(((round - 1) % ${#points[@]})); fi
+  for i in $(seq 0 $((${#points[@]} - 1))); do
+    ${points[$(((start + i) % ${#points[@]}))]}
+  done
 done
 echo "end $(date -u '+%F %H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"
