@@ -59,7 +59,7 @@ public sealed class BackendOptionTests
     {
         // Nothing listens on 127.0.0.1:9: the portable client's sends draw ICMP port unreachable, which it
         // counts and reports as a refusal naming --server (not an option error: the backend is the client's).
-        var (exit, _, error) = await Cli.RunAsync("rr", "--server", "127.0.0.1:9", "--backend", "portable", "-t", "0.2", "--warmup", "0.05");
+        var (exit, _, error) = await Cli.RunAsync("rr", "--server", "127.0.0.1:9", "--backend", "portable", "-t", "0.2", "--warmup", "0.05", "--warmup-jit-idle", "0");
 
         Assert.Equal(1, exit);
         Assert.Contains("--server: 127.0.0.1:9 refused the requests", error, StringComparison.Ordinal);
@@ -74,7 +74,7 @@ public sealed class BackendOptionTests
     {
         reported = reported == "IoUring" ? IoUringOrItsFallback : reported;
         var (exit, output, error) = await Cli.RunAsync(
-            "rr", "--backend", backend, "-t", "0.2", "--warmup", "0.05", "--json");
+            "rr", "--backend", backend, "-t", "0.2", "--warmup", "0.05", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);

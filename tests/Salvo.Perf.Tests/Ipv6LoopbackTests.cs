@@ -21,7 +21,7 @@ public sealed class Ipv6LoopbackTests
     [Fact]
     public async Task Rr_BindIpv6_InProcessResponderAnswersOverIpv6()
     {
-        var (exit, output, error) = await Cli.RunAsync("rr", "-B", "::1", "-t", "0.3", "--warmup", "0.05", "--json");
+        var (exit, output, error) = await Cli.RunAsync("rr", "-B", "::1", "-t", "0.3", "--warmup", "0.05", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);

@@ -48,7 +48,7 @@ public sealed class OptionParsingTests
     {
         // A second, not 0.2: with no warm-up the window also holds the responder's start, which on a loaded host
         // (load average 16-24 on 2 cores, tests running beside it) took over 0.2 s and the run had nothing answered.
-        var (exit, output, error) = await Cli.RunAsync("rr", "-t", "1", "--warmup", "0", "--json");
+        var (exit, output, error) = await Cli.RunAsync("rr", "-t", "1", "--warmup", "0", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, error);
         Assert.Contains("\"warmupSeconds\": 0", output, StringComparison.Ordinal);

@@ -9,7 +9,7 @@ public sealed class RrClientBatchingTests
     [RequiresFact(Requirement.Linux)]
     public async Task SixteenInFlight_SendsSeveralRequestsPerCall_AndAnswersEachOnce()
     {
-        var (exit, output, error) = await Cli.RunAsync("rr", "-P", "16", "-t", "0.3", "--warmup", "0.05", "--json");
+        var (exit, output, error) = await Cli.RunAsync("rr", "-P", "16", "-t", "0.3", "--warmup", "0.05", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);

@@ -51,7 +51,7 @@ public sealed class RrPlacementTests
     {
         var allowed = CpuAffinity.AllowedCpus();
 
-        var (exit, output, error) = await Cli.RunAsync("rr", "-t", "0.3", "--warmup", "0.1", "--json");
+        var (exit, output, error) = await Cli.RunAsync("rr", "-t", "0.3", "--warmup", "0.1", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);
@@ -64,7 +64,7 @@ public sealed class RrPlacementTests
     [RequiresFact(Requirement.Linux)]
     public async Task Rr_NoPin_ReportsNoPlacement()
     {
-        var (exit, output, error) = await Cli.RunAsync("rr", "--no-pin", "-t", "0.3", "--warmup", "0.1", "--json");
+        var (exit, output, error) = await Cli.RunAsync("rr", "--no-pin", "-t", "0.3", "--warmup", "0.1", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);

@@ -11,7 +11,7 @@ public sealed class RrServerResponderTests
     [InlineData("20")]
     public async Task ServerResponder_AnswersEveryRequest_AndReportsProcessCpu(string busyPoll)
     {
-        var (exit, output, error) = await Cli.RunAsync("rr", "--responder", "server", "--busy-poll", busyPoll, "-P", "4", "-t", "1", "--warmup", "0.2", "--json");
+        var (exit, output, error) = await Cli.RunAsync("rr", "--responder", "server", "--busy-poll", busyPoll, "-P", "4", "-t", "1", "--warmup", "0.2", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, error);
         using var document = JsonDocument.Parse(output);

@@ -24,8 +24,8 @@ internal static class RrCommand
         command.SetAction((parse, cancellationToken) =>
         {
             var settings = options.Read(parse);
-            var result = RrRunner.Run(settings, (seconds, completed) =>
-                console.Event(new RrIntervalEvent("interval", seconds, completed), PerfJson.Compact.RrIntervalEvent), cancellationToken);
+            var result = RrRunner.Run(settings, (name, seconds, completed) =>
+                console.Event(new RrIntervalEvent(name, seconds, completed), PerfJson.Compact.RrIntervalEvent), cancellationToken);
             Print(console, new RrReport("rr", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(0);
         });
@@ -57,6 +57,13 @@ internal static class RrCommand
                 $"p50 {Format.Fixed(half.P50Microseconds, 1)}, p90 {Format.Fixed(half.P90Microseconds, 1)}, p99 {Format.Fixed(half.P99Microseconds, 1)}, " +
                 $"p99.9 {Format.Fixed(half.P999Microseconds, 1)}, p99.99 {Format.Fixed(half.P9999Microseconds, 1)}, max {Format.Fixed(half.MaxMicroseconds, 1)} us");
         }
+
+        var r = report.Result;
+        var warmup = s.WarmupJitIdleSeconds <= 0 ? "as asked"
+            : r.JitBusyWhenMeasuringBegan ? $"the JIT was still compiling after {RrRunner.MostWarmupSeconds:0} s"
+            : $"until the JIT had compiled nothing for {s.WarmupJitIdleSeconds} s";
+        console.Line($"warm-up {Format.Fixed(r.WarmupSeconds, 1)} s ({warmup}); while measuring: {Format.Count(r.MethodsCompiledWhileMeasuring)} methods compiled, " +
+            $"{Format.Fixed(r.ProcessCpuMicrosecondsPerRequest, 1)} us of this process's CPU per request");
 
         if (s.BusyPollMicroseconds > 0)
         {
@@ -106,6 +113,10 @@ internal static class RrCommand
 
         public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds first (0: none).", min: 0.01, allowZero: true);
 
+        public Option<double> WarmupJitIdle { get; } = CommonOptions.Seconds("--warmup-jit-idle", null, 2,
+            $"After --warmup, warm up until the JIT has compiled no method for this many seconds, {RrRunner.MostWarmupSeconds:0} s of warm-up at most: tiered compilation of the hot loops cost a run measured after 0.5 s up to a fifth of its requests/s, and the runtime waits 1 s between its rounds of it on one CPU. The report gives the warm-up's length and the methods compiled while measuring. 0 keeps the warm-up at --warmup.",
+            min: 0.01, allowZero: true);
+
         public Option<double> Rate { get; } = CommonOptions.Double("--rate", null, "PER_SECOND", 0, 0, 10_000_000, "requests/s",
             "Fixed rate in requests/s over all connections (open loop; latency from the intended send time); 0 is the closed loop.");
 
@@ -143,7 +154,7 @@ internal static class RrCommand
 
         public void AddTo(Command command)
         {
-            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, Rate, Server, Timeout, Responder, BusyPoll, Backend, AfXdpBusyPoll, NoPin, ClientCpu, ResponderCpu, Bind, Protocol })
+            foreach (var option in new Option[] { Request, Response, Parallel, Connections, Duration, Warmup, WarmupJitIdle, Rate, Server, Timeout, Responder, BusyPoll, Backend, AfXdpBusyPoll, NoPin, ClientCpu, ResponderCpu, Bind, Protocol })
             {
                 command.Options.Add(option);
             }
@@ -185,7 +196,8 @@ internal static class RrCommand
             var (clientCpu, responderCpu) = CpuPlacement.Choose(parse.GetValue(NoPin), (parse.GetValue(ClientCpu), "--client-cpu"), (parse.GetValue(ResponderCpu), "--responder-cpu"));
             return new RrSettings(request, response, p, connections,
                 seconds ?? parse.GetValue(Duration), parse.GetValue(Warmup), rate, server, parse.GetValue(Timeout), responder, busyPoll, backend,
-                clientCpu, server is null ? responderCpu : null, server is null ? address.ToString() : null, protocol, parse.GetValue(AfXdpBusyPoll));
+                clientCpu, server is null ? responderCpu : null, server is null ? address.ToString() : null, protocol, parse.GetValue(AfXdpBusyPoll),
+                parse.GetValue(WarmupJitIdle));
         }
 
         /// <summary>A sockperf server answers with the request's own bytes, and only a remote one speaks sockperf.</summary>

@@ -147,7 +147,7 @@ internal sealed class RrConnection : IDisposable
         while (true)
         {
             now = MonotonicClock.NowNanoseconds();
-            if (now >= _plan.MeasureEndNanoseconds)
+            if (_plan.HasEnded(now))
             {
                 return;
             }
@@ -169,7 +169,7 @@ internal sealed class RrConnection : IDisposable
             {
                 // One clock read per batch: every response in it arrived by now.
                 now = MonotonicClock.NowNanoseconds();
-                var inWindow = now >= _plan.WarmupEndNanoseconds && now < _plan.MeasureEndNanoseconds;
+                var inWindow = _plan.IsMeasuring(now);
                 foreach (var datagram in _responses)
                 {
                     if (!TryRead(datagram, out var header))
@@ -237,8 +237,7 @@ internal sealed class RrConnection : IDisposable
 
     private void ReceiveUntilTheWindowEnds()
     {
-        var end = _plan.MeasureEndNanoseconds + _plan.TimeoutNanoseconds;
-        while (MonotonicClock.NowNanoseconds() < end)
+        while (!_plan.HasEnded(MonotonicClock.NowNanoseconds(), _plan.TimeoutNanoseconds))
         {
             if (_socket.Receive(_responses, ReceiveTimeout) == 0)
             {
@@ -251,7 +250,7 @@ internal sealed class RrConnection : IDisposable
                 if (TryRead(datagram, out var header))
                 {
                     var intended = header.SendTimeNanoseconds;
-                    Complete(header, now, intended >= _plan.WarmupEndNanoseconds && intended < _plan.MeasureEndNanoseconds);
+                    Complete(header, now, _plan.IsMeasuring(intended));
                 }
             }
         }
@@ -332,9 +331,3 @@ internal sealed class RrConnection : IDisposable
         }
     }
 }
-
-/// <summary>What every connection of one rr run does.</summary>
-/// <param name="WarmupEndNanoseconds">Start of the measured window (monotonic ns).</param>
-/// <param name="MeasureEndNanoseconds">End of the measured window.</param>
-/// <param name="TimeoutNanoseconds">When an unanswered request counts as lost.</param>
-internal sealed record RrPlan(long WarmupEndNanoseconds, long MeasureEndNanoseconds, long TimeoutNanoseconds);

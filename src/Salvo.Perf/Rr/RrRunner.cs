@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net;
+using System.Runtime;
 using Salvo.Perf.Cli;
 using Salvo.Perf.Measurement;
 using Salvo.Perf.Protocol;
@@ -10,8 +11,20 @@ namespace Salvo.Perf.Rr;
 /// <summary>Runs one rr measurement: the connections' threads, the in-process responder when no server is given.</summary>
 internal static class RrRunner
 {
-    /// <summary>Runs <paramref name="settings"/>; <paramref name="progress"/> gets (seconds, completed) about every 250 ms.</summary>
-    public static RrResult Run(RrSettings settings, Action<double, long>? progress, CancellationToken cancellationToken)
+    /// <summary>The longest warm-up while the JIT keeps compiling: past it the window opens anyway and the report says so.</summary>
+    internal const double MostWarmupSeconds = 10;
+
+    /// <summary>How often the warm-up looks at the JIT's count of compiled methods.</summary>
+    private static readonly TimeSpan JitPollInterval = TimeSpan.FromMilliseconds(50);
+
+    /// <summary>How often progress is reported.</summary>
+    private static readonly TimeSpan ProgressInterval = TimeSpan.FromMilliseconds(250);
+
+    /// <summary>
+    /// Runs <paramref name="settings"/>; <paramref name="progress"/> gets ("interval", seconds, completed) about every
+    /// 250 ms, and ("measuring", ...) once when the measured window opens.
+    /// </summary>
+    public static RrResult Run(RrSettings settings, Action<string, double, long>? progress, CancellationToken cancellationToken)
     {
         var loopback = new IPEndPoint(settings.Address is { } address ? IPAddress.Parse(address) : IPAddress.Loopback, 0);
         using var responder = settings.Server is not null ? null
@@ -22,10 +35,10 @@ internal static class RrRunner
         var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var wall = Stopwatch.StartNew();
         var begin = MonotonicClock.NowNanoseconds();
-        var plan = new RrPlan(
-            begin + (long)(settings.WarmupSeconds * 1e9),
-            begin + (long)((settings.WarmupSeconds + settings.DurationSeconds) * 1e9),
-            settings.TimeoutMilliseconds * 1_000_000L);
+        var warmup = (long)(settings.WarmupSeconds * 1e9);
+        var duration = (long)(settings.DurationSeconds * 1e9);
+        var timeout = settings.TimeoutMilliseconds * 1_000_000L;
+        var plan = settings.WarmupJitIdleSeconds > 0 ? RrPlan.OpenedLater(timeout) : new RrPlan(begin + warmup, begin + warmup + duration, timeout);
 
         var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan, CreateCodec(settings), settings.ResponseBytes, settings.Backend, settings.AfXdpBusyPoll)).ToArray();
         var pinFailures = new PinFailures();
@@ -49,13 +62,45 @@ internal static class RrRunner
             }
 
             var stopwatch = Stopwatch.StartNew();
-            var limit = TimeSpan.FromSeconds(settings.WarmupSeconds + settings.DurationSeconds + 10 + (settings.TimeoutMilliseconds / 1000.0));
+            void Report(string name) => progress?.Invoke(name, stopwatch.Elapsed.TotalSeconds, connections.Sum(c => c.Completed));
+            void Interval() => Report(RrIntervalEvent.Interval);
+            var jitBusy = false;
+            if (settings.WarmupJitIdleSeconds > 0)
+            {
+                var settling = new JitSettledWarmup(begin, warmup, (long)(settings.WarmupJitIdleSeconds * 1e9), (long)(MostWarmupSeconds * 1e9));
+                var polls = 0;
+                while (!settling.IsOver(MonotonicClock.NowNanoseconds(), JitInfo.GetCompiledMethodCount()))
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    Thread.Sleep(JitPollInterval);
+                    if (++polls % 5 == 0)
+                    {
+                        Interval();
+                    }
+                }
+
+                plan.Open(MonotonicClock.NowNanoseconds(), duration);
+                jitBusy = settling.EndedBusy;
+            }
+            else
+            {
+                SleepUntil(plan.WarmupEndNanoseconds, Interval, cancellationToken);
+            }
+
+            var compiledAtOpen = JitInfo.GetCompiledMethodCount();
+            var cpuAtOpen = Environment.CpuUsage.TotalTime;
+            Report(RrIntervalEvent.Measuring);
+            SleepUntil(plan.MeasureEndNanoseconds, Interval, cancellationToken);
+            var cpuWhileMeasuring = Environment.CpuUsage.TotalTime - cpuAtOpen;
+            var compiledInWindow = JitInfo.GetCompiledMethodCount() - compiledAtOpen;
+
+            var limit = stopwatch.Elapsed + TimeSpan.FromSeconds(10 + (settings.TimeoutMilliseconds / 1000.0));
             foreach (var thread in threads)
             {
                 while (!thread.Join(250))
                 {
                     cancellationToken.ThrowIfCancellationRequested();
-                    progress?.Invoke(stopwatch.Elapsed.TotalSeconds, connections.Sum(c => c.Completed));
+                    Interval();
                     if (stopwatch.Elapsed > limit)
                     {
                         throw new TimeoutException("An rr connection did not stop.");
@@ -70,6 +115,10 @@ internal static class RrRunner
                 BusyPollDatagrams = responder?.BusyPollDatagrams ?? 0,
                 ResponderBackend = responderBackend,
                 PinFailure = pinFailures.First ?? responder?.PinFailure,
+                WarmupSeconds = (plan.WarmupEndNanoseconds - begin) / 1e9,
+                JitBusyWhenMeasuringBegan = jitBusy,
+                MethodsCompiledWhileMeasuring = compiledInWindow,
+                ProcessCpuMicrosecondsPerRequest = PerRequest(cpuWhileMeasuring, connections.Sum(c => c.CompletedInWindow)),
             };
         }
         finally
@@ -78,6 +127,26 @@ internal static class RrRunner
             {
                 connection.Dispose();
             }
+        }
+    }
+
+    /// <summary>
+    /// Sleeps until <paramref name="untilNanoseconds"/> (monotonic), reporting progress about every 250 ms. The
+    /// clients' threads keep their own clocks; this thread only samples the JIT at the window's edges.
+    /// </summary>
+    private static void SleepUntil(long untilNanoseconds, Action report, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var left = untilNanoseconds - MonotonicClock.NowNanoseconds();
+            if (left <= 0)
+            {
+                return;
+            }
+
+            Thread.Sleep(TimeSpan.FromTicks(Math.Min(left / 100, ProgressInterval.Ticks)) + TimeSpan.FromMilliseconds(1));
+            report();
         }
     }
 
@@ -132,6 +201,8 @@ internal static class RrRunner
     }
 
     private static double PerCall(long items, long calls) => calls == 0 ? 0 : (double)items / calls;
+
+    private static double PerRequest(TimeSpan cpu, long requests) => requests == 0 ? 0 : cpu.TotalMicroseconds / requests;
 
     /// <summary>One connection's codec for <see cref="RrSettings.Protocol"/>.</summary>
     internal static IRrCodec CreateCodec(RrSettings settings)
@@ -201,6 +272,7 @@ internal static class RrRunner
 /// <param name="Address">The loopback address the in-process responder and the client sockets bind (-B); null with <paramref name="Server"/>.</param>
 /// <param name="Protocol">The wire protocol: "salvo" (<see cref="RrWire"/>) or "sockperf" (sockperf's ping-pong, for a 'sockperf server').</param>
 /// <param name="AfXdpBusyPoll">With --backend afxdp: the client sockets spin on their rings instead of sleeping in poll(2).</param>
+/// <param name="WarmupJitIdleSeconds">After <paramref name="WarmupSeconds"/>, the warm-up goes on until the JIT has compiled nothing for this long (at most <see cref="RrRunner.MostWarmupSeconds"/> in all); 0 keeps the warm-up fixed.</param>
 internal sealed record RrSettings(
     int RequestBytes,
     int ResponseBytes,
@@ -218,7 +290,8 @@ internal sealed record RrSettings(
     int? ResponderCpu = null,
     string? Address = "127.0.0.1",
     string Protocol = RrProtocols.Salvo,
-    bool AfXdpBusyPoll = false);
+    bool AfXdpBusyPoll = false,
+    double WarmupJitIdleSeconds = 0);
 
 /// <summary>The wire protocols rr speaks.</summary>
 internal static class RrProtocols
@@ -252,6 +325,10 @@ internal static class RrProtocols
 /// <param name="RequestsPerSendCall">Requests the clients sent per send call (sendmmsg on the batched backend), warm-up included.</param>
 /// <param name="ResponsesPerReceiveCall">Responses the clients took per receive call that returned any, warm-up included.</param>
 /// <param name="HalfRoundTripLatency">With the sockperf protocol, <paramref name="Latency"/> halved: what sockperf itself reports as latency; null otherwise.</param>
+/// <param name="WarmupSeconds">How long the warm-up lasted: --warmup, or longer while the JIT kept compiling.</param>
+/// <param name="JitBusyWhenMeasuringBegan">Whether the warm-up reached its longest (<see cref="RrRunner.MostWarmupSeconds"/>) with the JIT still compiling.</param>
+/// <param name="ProcessCpuMicrosecondsPerRequest">CPU time of the whole process (user and system, every thread: the clients and the in-process responder) in the measured window, over the responses counted in it; against a --server, the client's share only.</param>
+/// <param name="MethodsCompiledWhileMeasuring">Methods this process's JIT compiled in the measured window (any thread; a remote --server's are not seen).</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -273,7 +350,11 @@ internal sealed record RrResult(
     DatagramBackend? ClientBackend = null,
     double RequestsPerSendCall = 0,
     double ResponsesPerReceiveCall = 0,
-    LatencySummary? HalfRoundTripLatency = null);
+    LatencySummary? HalfRoundTripLatency = null,
+    double WarmupSeconds = 0,
+    bool JitBusyWhenMeasuringBegan = false,
+    long MethodsCompiledWhileMeasuring = 0,
+    double ProcessCpuMicrosecondsPerRequest = 0);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>
 /// <param name="Command">"rr".</param>
@@ -283,7 +364,14 @@ internal sealed record RrResult(
 internal sealed record RrReport(string Command, EnvironmentInfo Environment, RrSettings Settings, RrResult Result);
 
 /// <summary>A --json-stream progress event.</summary>
-/// <param name="Event">"interval".</param>
+/// <param name="Event">"interval" about every 250 ms, or "measuring" once, when the measured window opens.</param>
 /// <param name="Seconds">Seconds since the start.</param>
 /// <param name="Completed">Responses so far.</param>
-internal sealed record RrIntervalEvent(string Event, double Seconds, long Completed);
+internal sealed record RrIntervalEvent(string Event, double Seconds, long Completed)
+{
+    /// <summary>Progress, about every 250 ms.</summary>
+    public const string Interval = "interval";
+
+    /// <summary>The measured window has opened (the warm-up is over): a script measuring beside rr starts here.</summary>
+    public const string Measuring = "measuring";
+}

@@ -19,7 +19,7 @@ public sealed class RrSockperfTests
         Assert.True(await server.WaitForOutputAsync("block on socket"), server.Output);
 
         var (exit, output, error) = await Cli.RunAsync("rr", "--server", $"127.0.0.1:{port}", "--protocol", "sockperf", "-P", "2",
-            "--request", "100", "-t", "0.5", "--warmup", "0.1", "--json");
+            "--request", "100", "-t", "0.5", "--warmup", "0.1", "--warmup-jit-idle", "0", "--json");
 
         Assert.True(exit == 0, output + error);
         Assert.True(await server.InterruptAsync(), server.Output);
