@@ -57,6 +57,12 @@ internal sealed class UapiClient : IDisposable
         }
     }
 
+    /// <summary>
+    /// Whether the server has neither closed the connection nor sent anything, checked without waiting: a closed
+    /// connection reads as ready (end of file), as does one with bytes to read.
+    /// </summary>
+    public bool IsOpenAndSilent() => _pending.Count == 0 && !_socket.Poll(0, SelectMode.SelectRead);
+
     public void SendRaw(byte[] bytes) => _socket.Send(bytes);
 
     /// <summary>Ends the request stream as a client that stops halfway does (the server reads end of file).</summary>
