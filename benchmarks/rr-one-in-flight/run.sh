@@ -10,7 +10,7 @@
 # C warms up 0.5 s and measures 3 s (sockperf: its own 4 s run). salvo rr warms up at least 0.5 s and then until its
 # JIT has compiled nothing for 2 s (--warmup-jit-idle, the default): measured after 0.5 s, tiered compilation of the hot
 # loops was still running on the measured cores. CPU per request: CPU time (user + system, from /proc/PID/stat) of
-# both ends' processes over 2 s inside the measured window (for salvo rr, from its "measuring" event on), over the
+# both ends' processes over 2 s inside the measured window (for salvo rr, from its "measuring" note on), over the
 # requests answered then. With SERVER_CPU equal to CLIENT_CPU both ends share one core, which never idles at one
 # request in flight: requests/s is then the inverse of the CPU per request, free of the wake-up of a halted vCPU.
 # Needs bash, taskset, cc (or UDPLIMIT=a built udplimit), sockperf (SOCKPERF=path) and dotnet; no python.
@@ -88,18 +88,19 @@ sockperf_point() {
   echo "sockperf $round rps=$(awk -v n="${received:-0}" -v t="${run:-1}" 'BEGIN{printf "%.0f", n/t}') p50=$p50 p99=$p99 ticks=$(cat "$tmp/cpu")" >> "$out"
 }
 
-rr_result() { # --json-stream file: the result's figures on one line (no python on the measuring machine)
-  local json; json=$(tail -1 "$1" | tr -d ' \n')
+rr_result() { # JSON file: the result's figures on one line (no python on the measuring machine)
+  local json; json=$(tr -d ' \n' < "$1")
   echo "rps=$(echo "$json" | grep -o '"requestsPerSecond":[0-9.]*' | cut -d: -f2)" \
        "p50=$(echo "$json" | grep -o '"p50Microseconds":[0-9.]*' | head -1 | cut -d: -f2)" \
        "p99=$(echo "$json" | grep -o '"p99Microseconds":[0-9.]*' | head -1 | cut -d: -f2)" \
        "lost=$(echo "$json" | grep -o '"lost":[0-9]*' | head -1 | cut -d: -f2)" \
        "warmup=$(echo "$json" | grep -o '"warmupSeconds":[0-9.]*' | tail -1 | cut -d: -f2)" \
        "jit=$(echo "$json" | grep -o '"methodsCompiledWhileMeasuring":[0-9]*' | cut -d: -f2)" \
+       "jit_ms=$(echo "$json" | grep -o '"jitMillisecondsWhileMeasuring":[0-9.]*' | cut -d: -f2)" \
        "cpu_us=$(echo "$json" | grep -o '"processCpuMicrosecondsPerRequest":[0-9.]*' | cut -d: -f2)"
 }
 
-measure_when_measuring() { # DIR STREAM FILE PID...: the 2 s CPU window, once salvo rr's stream says its window opened
+measure_when_measuring() { # DIR ERR FILE PID...: the 2 s CPU window, once salvo rr's stderr says its window opened
   local dir=$1 stream=$2 file=$3; shift 3
   # A build from before the JIT-settled warm-up (its option name, UTF-16 in the assembly, absent) has a fixed 0.5 s
   # warm-up and no "measuring" event: its window opens once the runtime has started (0.3-0.6 s) and warmed up.
@@ -107,7 +108,9 @@ measure_when_measuring() { # DIR STREAM FILE PID...: the 2 s CPU window, once sa
     measure_cpu "$file" 1.1 "$@"; return
   fi
   local waited=0
-  until grep -q '"event":"measuring"' "$stream" 2> /dev/null; do
+  # Not --json-stream's "measuring" event: its interval events are JSON the JIT recompiles as they pass 30 calls,
+  # which fell inside the window (162 methods); the note on stderr costs nothing per interval.
+  until grep -q 'salvo rr: measuring' "$stream" 2> /dev/null; do
     sleep 0.05; waited=$((waited + 1))
     [ $waited -lt 400 ] || { echo "" > "$file"; return; }
   done
@@ -116,9 +119,9 @@ measure_when_measuring() { # DIR STREAM FILE PID...: the 2 s CPU window, once sa
 
 rr_point() { # NAME DIR ENV
   local client
-  taskset -c $K,$S env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" rr -P 1 --request 512 --response 512 -t 3 --warmup 0.5 --client-cpu $K --responder-cpu $S --json-stream > "$tmp/out.json" 2> /dev/null &
+  taskset -c $K,$S env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" rr -P 1 --request 512 --response 512 -t 3 --warmup 0.5 --client-cpu $K --responder-cpu $S --json > "$tmp/out.json" 2> "$tmp/err" &
   client=$!; watch $client
-  measure_when_measuring "$2" "$tmp/out.json" "$tmp/cpu" $client
+  measure_when_measuring "$2" "$tmp/err" "$tmp/cpu" $client
   wait $client
   echo "rr:$1 $round $(rr_result "$tmp/out.json") ticks=$(cat "$tmp/cpu")" >> "$out"
 }
@@ -127,8 +130,8 @@ server_point() { # NAME DIR ENV
   port=$((port + 1))
   local server client
   taskset -c $S env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" server -p $port -i 0 > /dev/null 2>&1 & server=$!; watch $server; sleep 1.5
-  taskset -c $K env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" rr -P 1 --request 512 --response 512 -t 3 --warmup 0.5 --server 127.0.0.1:$port --client-cpu $K --json-stream > "$tmp/out.json" 2> /dev/null & client=$!; watch $client
-  measure_when_measuring "$2" "$tmp/out.json" "$tmp/cpu" $server $client
+  taskset -c $K env ${3:-SALVO_BENCHMARK=1} dotnet "$2/Salvo.Perf.dll" rr -P 1 --request 512 --response 512 -t 3 --warmup 0.5 --server 127.0.0.1:$port --client-cpu $K --json > "$tmp/out.json" 2> "$tmp/err" & client=$!; watch $client
+  measure_when_measuring "$2" "$tmp/err" "$tmp/cpu" $server $client
   wait $client; kill $server 2> /dev/null; wait $server 2> /dev/null
   echo "server:$1 $round $(rr_result "$tmp/out.json") ticks=$(cat "$tmp/cpu")" >> "$out"
 }

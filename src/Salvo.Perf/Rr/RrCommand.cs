@@ -25,7 +25,16 @@ internal static class RrCommand
         {
             var settings = options.Read(parse);
             var result = RrRunner.Run(settings, (name, seconds, completed) =>
-                console.Event(new RrIntervalEvent(name, seconds, completed), PerfJson.Compact.RrIntervalEvent), cancellationToken);
+            {
+                if (name == RrIntervalEvent.Measuring)
+                {
+                    // On stderr in every format: a script measuring beside rr --json starts here too, and a person
+                    // at the terminal sees why the first seconds printed nothing.
+                    console.Note($"salvo rr: measuring for {settings.DurationSeconds} s after {Format.Fixed(seconds, 1)} s of warm-up");
+                }
+
+                console.Event(new RrIntervalEvent(name, seconds, completed), PerfJson.Compact.RrIntervalEvent);
+            }, cancellationToken);
             Print(console, new RrReport("rr", EnvironmentInfo.Capture(), settings, result));
             return Task.FromResult(0);
         });
@@ -62,7 +71,7 @@ internal static class RrCommand
         var warmup = s.WarmupJitIdleSeconds <= 0 ? "as asked"
             : r.JitBusyWhenMeasuringBegan ? $"the JIT was still compiling after {RrRunner.MostWarmupSeconds:0} s"
             : $"until the JIT had compiled nothing for {s.WarmupJitIdleSeconds} s";
-        console.Line($"warm-up {Format.Fixed(r.WarmupSeconds, 1)} s ({warmup}); while measuring: {Format.Count(r.MethodsCompiledWhileMeasuring)} methods compiled, " +
+        console.Line($"warm-up {Format.Fixed(r.WarmupSeconds, 1)} s ({warmup}); while measuring: {Format.Count(r.MethodsCompiledWhileMeasuring)} methods compiled in {Format.Fixed(r.JitMillisecondsWhileMeasuring, 1)} ms, " +
             $"{Format.Fixed(r.ProcessCpuMicrosecondsPerRequest, 1)} us of this process's CPU per request");
 
         if (s.BusyPollMicroseconds > 0)

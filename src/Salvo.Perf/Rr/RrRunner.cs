@@ -64,6 +64,7 @@ internal static class RrRunner
             // The window's edges read the JIT's count and the process's CPU: read both once now, so that their first
             // calls are compiled during the warm-up rather than as the window opens.
             _ = JitInfo.GetCompiledMethodCount();
+            _ = JitInfo.GetCompilationTime();
             _ = Environment.CpuUsage;
             var stopwatch = Stopwatch.StartNew();
             void Report(string name) => progress?.Invoke(name, stopwatch.Elapsed.TotalSeconds, connections.Sum(c => c.Completed));
@@ -92,11 +93,13 @@ internal static class RrRunner
             }
 
             var compiledAtOpen = JitInfo.GetCompiledMethodCount();
+            var jitTimeAtOpen = JitInfo.GetCompilationTime();
             var cpuAtOpen = Environment.CpuUsage.TotalTime;
             Report(RrIntervalEvent.Measuring);
             SleepUntil(plan.MeasureEndNanoseconds, Interval, cancellationToken);
             var cpuWhileMeasuring = Environment.CpuUsage.TotalTime - cpuAtOpen;
             var compiledInWindow = JitInfo.GetCompiledMethodCount() - compiledAtOpen;
+            var jitTimeInWindow = JitInfo.GetCompilationTime() - jitTimeAtOpen;
 
             var limit = stopwatch.Elapsed + TimeSpan.FromSeconds(10 + (settings.TimeoutMilliseconds / 1000.0));
             foreach (var thread in threads)
@@ -122,6 +125,7 @@ internal static class RrRunner
                 WarmupSeconds = (plan.WarmupEndNanoseconds - begin) / 1e9,
                 JitBusyWhenMeasuringBegan = jitBusy,
                 MethodsCompiledWhileMeasuring = compiledInWindow,
+                JitMillisecondsWhileMeasuring = jitTimeInWindow.TotalMilliseconds,
                 ProcessCpuMicrosecondsPerRequest = PerRequest(cpuWhileMeasuring, connections.Sum(c => c.CompletedInWindow)),
             };
         }
@@ -333,6 +337,7 @@ internal static class RrProtocols
 /// <param name="JitBusyWhenMeasuringBegan">Whether the warm-up reached its longest (<see cref="RrRunner.MostWarmupSeconds"/>) with the JIT still compiling.</param>
 /// <param name="ProcessCpuMicrosecondsPerRequest">CPU time of the whole process (user and system, every thread: the clients and the in-process responder) in the measured window, over the responses counted in it; against a --server, the client's share only.</param>
 /// <param name="MethodsCompiledWhileMeasuring">Methods this process's JIT compiled in the measured window (any thread; a remote --server's are not seen).</param>
+/// <param name="JitMillisecondsWhileMeasuring">The time this process's JIT spent compiling in the measured window (any thread).</param>
 internal sealed record RrResult(
     string Mode,
     int Parallel,
@@ -358,6 +363,7 @@ internal sealed record RrResult(
     double WarmupSeconds = 0,
     bool JitBusyWhenMeasuringBegan = false,
     long MethodsCompiledWhileMeasuring = 0,
+    double JitMillisecondsWhileMeasuring = 0,
     double ProcessCpuMicrosecondsPerRequest = 0);
 
 /// <summary>The JSON document of <c>salvo rr --json</c>.</summary>

@@ -1,10 +1,12 @@
+using System.Diagnostics;
 using Salvo.Interop.Linux;
 
 namespace Salvo.Pal;
 
 /// <summary>
 /// The blocking receive: one recvmmsg(MSG_WAITFORONE) that takes what is queued and, when nothing is, sleeps in the
-/// kernel until the first datagram arrives, the wait bounded by SO_RCVTIMEO. Waiting in poll(2) instead cost two more
+/// kernel until the first datagram arrives, the wait bounded by SO_RCVTIMEO; or, while each wait sleeps and wakes to
+/// one message, one recvmsg(2) that does the same for a single message. Waiting in poll(2) instead cost two more
 /// calls per wake-up (a recvmmsg that found nothing, then poll, then the recvmmsg that takes the datagram): at one
 /// request in flight, half of each end's system calls per request (docs/benchmarks.md, "One request in flight").
 /// </summary>
@@ -26,6 +28,23 @@ internal sealed partial class LinuxDatagramPal
     // every receive, never setting its own again.
     private int _receiveTimeoutMilliseconds;
     private readonly Lock _receiveTimeoutGate = new();
+
+    // A wait that lasts this long slept in the kernel: the socket was empty when it began. A call that finds a datagram
+    // queued returns in about 1 us here (strace: recvfrom 3-4 us traced); a wake-up after a sleep takes longer (at one
+    // request in flight with both ends on one core, the other end's turn: about 10 us).
+    private static readonly long s_sleptTicks = Stopwatch.Frequency * 5 / 1_000_000;
+
+    // Whether the next wait should take one message with recvmsg(2) rather than a batch with recvmmsg(2): set after a
+    // wait that slept and then took one message, cleared after a wait that found the socket not empty or took more.
+    // recvmmsg costs more than recvmsg for one message (after the first it copies in and tries the next header and
+    // finds the queue empty): C's request/response pair on one core served 46,000 requests/s with
+    // recvmmsg(MSG_WAITFORONE) and 52,000 with recvmsg (docs/benchmarks.md, "Request/response at one in flight"). A
+    // socket whose waits find datagrams queued is back on recvmmsg at its next wait, so a stream keeps its batches.
+    // Shared by the threads receiving on the socket: a race only picks the other call for one wait.
+    private bool _expectOne;
+
+    /// <summary>Whether the next blocking wait takes one message with recvmsg; tests read it.</summary>
+    internal bool ExpectsOneMessage => Volatile.Read(ref _expectOne);
 
     /// <summary>The SO_RCVTIMEO this socket holds as set, in milliseconds; tests compare it with the kernel's.</summary>
     internal int ReceiveTimeoutMilliseconds => Volatile.Read(ref _receiveTimeoutMilliseconds);
@@ -72,9 +91,12 @@ internal sealed partial class LinuxDatagramPal
                 return ReceiveAfterPoll(batch, deadline);
             }
 
-            var count = TryReceive(batch, Constants.MSG_WAITFORONE, out var errno);
+            var oneMessage = Volatile.Read(ref _expectOne);
+            var started = Stopwatch.GetTimestamp();
+            var count = TryReceive(batch, oneMessage ? 0 : Constants.MSG_WAITFORONE, oneMessage, out var errno, out var messages);
             if (count > 0)
             {
+                Volatile.Write(ref _expectOne, messages == 1 && Stopwatch.GetTimestamp() - started >= s_sleptTicks);
                 return count;
             }
 

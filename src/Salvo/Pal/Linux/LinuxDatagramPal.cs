@@ -126,7 +126,14 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         Socket.Dispose();
     }
 
-    private unsafe int TryReceive(ReceiveBatch batch, int flags, out Errno errno)
+    private int TryReceive(ReceiveBatch batch, int flags, out Errno errno) => TryReceive(batch, flags, oneMessage: false, out errno, out _);
+
+    /// <summary>
+    /// One receive call: recvmmsg for up to the batch's capacity, or with <paramref name="oneMessage"/> recvmsg(2) into
+    /// the batch's first header (one message: a datagram, or one GRO train). <paramref name="messages"/> is what the
+    /// kernel returned, before GRO trains are split into datagrams.
+    /// </summary>
+    private unsafe int TryReceive(ReceiveBatch batch, int flags, bool oneMessage, out Errno errno, out int messages)
     {
         EnableGroFor(batch);
         var vectors = VectorsOf(batch);
@@ -134,14 +141,27 @@ internal sealed partial class LinuxDatagramPal : DatagramPal
         int received;
         try
         {
-            // Safety: the vectors were made for this batch, with exactly Capacity pinned headers pointing into its pinned
-            // buffer; Reset restored every length the kernel may write through.
-            received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, flags, null);
+            if (oneMessage)
+            {
+                // Safety: as below; recvmsg writes through the first header only, and its length goes where recvmmsg
+                // would have put it, so one Parse reads both.
+                var length = Libc.RecvMsg(_handle, &vectors.Headers->Header, flags);
+                received = length < 0 ? -1 : 1;
+                vectors.Headers->Length = length < 0 ? 0 : (uint)length;
+            }
+            else
+            {
+                // Safety: the vectors were made for this batch, with exactly Capacity pinned headers pointing into its
+                // pinned buffer; Reset restored every length the kernel may write through.
+                received = Libc.RecvMmsg(_handle, vectors.Headers, (uint)batch.Capacity, flags, null);
+            }
         }
         catch (ObjectDisposedException)
         {
             throw Disposed();
         }
+
+        messages = Math.Max(received, 0);
 
         errno = received < 0 ? Libc.LastErrno : Errno.None;
 
