@@ -17,6 +17,8 @@
 # ROTATE=1 rotates the order of the points from round to round (below).
 # C_AGAIN=1 runs C once more in every round ("c-again", last unless ROTATE): C against itself in the same round,
 # the spread any implementation's ratio to C carries on this machine.
+# C_METHODS="recvfrom recvmsg recvmmsg" adds C's pair once per receive call ("c-recvmsg" ...: udplimit's -m, a
+# blocking call bounded by SO_RCVTIMEO in place of poll then recvfrom): what each call costs at one in flight.
 # Usage: benchmarks/rr-one-in-flight/run.sh [OUT]    (ROUNDS=5; SERVER_CPU=1 and CLIENT_CPU=0 place the two ends)
 # Then:  python3 benchmarks/rr-one-in-flight/summary.py OUT
 set -u
@@ -62,11 +64,11 @@ measure_cpu() { # FILE DELAY PID...: ticks over the 2 s window that starts DELAY
 watch() { pids+=($1); (sleep 40; kill "$1" 2> /dev/null) > /dev/null 2>&1 & }
 field() { grep -o "$1=[0-9.]*" "$2" | head -1; }
 
-c_point() { # [NAME]: "c" unless given (C_AGAIN names its second run in a round "c-again")
+c_point() { # [NAME [METHOD]]: "c" unless given (C_AGAIN names its second run in a round "c-again"); METHOD: udplimit's -m
   port=$((port + 1))
   local server client
-  taskset -c $S "$C" ppserver -p $port -r 512 -t 15 -I 1 > /dev/null 2>&1 & server=$!; watch $server; sleep 0.3
-  taskset -c $K "$C" ppclient -p $port -n 1 -q 512 -t 3 -w 0.5 > "$tmp/out" 2>&1 & client=$!; watch $client
+  taskset -c $S "$C" ppserver -p $port -m "${2:-poll}" -r 512 -t 15 -I 1 > /dev/null 2>&1 & server=$!; watch $server; sleep 0.3
+  taskset -c $K "$C" ppclient -p $port -m "${2:-poll}" -n 1 -q 512 -t 3 -w 0.5 > "$tmp/out" 2>&1 & client=$!; watch $client
   measure_cpu "$tmp/cpu" 0.5 $server $client
   wait $client; wait $server
   echo "${1:-c} $round $(field rps "$tmp/out") $(field p50 "$tmp/out") $(field p99 "$tmp/out") ticks=$(cat "$tmp/cpu")" >> "$out"
@@ -145,6 +147,7 @@ for build in $BUILDS; do points+=("rr_point $(echo "$build" | cut -d: -f1) $(ech
 points+=(sockperf_point)
 for build in $BUILDS; do points+=("server_point $(echo "$build" | cut -d: -f1) $(echo "$build" | cut -d: -f2) $(echo "$build" | cut -d: -f3)"); done
 if [ -n "${C_AGAIN:-}" ]; then points+=("c_point c-again"); fi
+for method in ${C_METHODS:-}; do points+=("c_point c-$method $method"); done
 for round in $(seq 1 "${ROUNDS:-5}"); do
   start=0
   if [ -n "${ROTATE:-}" ]; then start=$(((round - 1) % ${#points[@]})); fi

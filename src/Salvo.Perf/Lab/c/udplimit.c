@@ -4,8 +4,12 @@
  *
  *   udplimit recv     [-a ADDR] -p PORT [-m recvfrom|recvmmsg|gro] [-t SECS] [-W FIRSTWAIT]
  *   udplimit send     [-a ADDR] -p PORT [-m sendto|sendmmsg|gso] [-s SIZE] [-t SECS] [-g SEGS] [-U] [-k]
- *   udplimit ppserver [-a ADDR] -p PORT [-r RESPBYTES] [-t SECS] [-I IDLESECS]
- *   udplimit ppclient [-a ADDR] -p PORT [-n INFLIGHT] [-q BYTES] [-t SECS] [-w WARMUP]
+ *   udplimit ppserver [-a ADDR] -p PORT [-m poll|recvfrom|recvmsg|recvmmsg] [-r RESPBYTES] [-t SECS] [-I IDLESECS]
+ *   udplimit ppclient [-a ADDR] -p PORT [-m poll|recvfrom|recvmsg|recvmmsg] [-n INFLIGHT] [-q BYTES] [-t SECS] [-w WARMUP]
+ *
+ * The request/response pair's -m is how each end waits for and takes what it receives: poll(2) then a
+ * non-blocking recvfrom (the default), or one blocking recvfrom, recvmsg or recvmmsg(MSG_WAITFORONE, up to 64),
+ * each wait bounded by a 100 ms SO_RCVTIMEO. Replies and requests go out with sendto.
  *
  * ADDR is the receiver's or server's address (127.0.0.1 unless given); recv and ppserver take -p 0 and print the
  * port they got. READY lines go to stderr when a socket is open; the last line on stdout is "RESULT key=value ...".
@@ -99,6 +103,52 @@ static int wait_readable(int fd, double seconds)
     struct pollfd p = { .fd = fd, .events = POLLIN };
     int ms = seconds <= 0 ? 0 : (int)(seconds * 1000) + 1;
     return poll(&p, 1, ms);
+}
+
+/* What the request/response loops took in one receive: up to BATCH messages, each with its sender. */
+static char pp_buffers[BATCH][MAX_PAYLOAD + 1];
+static struct sockaddr_in pp_from[BATCH];
+static ssize_t pp_length[BATCH];
+
+static int pp_method_known(const char *how)
+{
+    return strcmp(how, "poll") == 0 || strcmp(how, "recvfrom") == 0 || strcmp(how, "recvmsg") == 0 || strcmp(how, "recvmmsg") == 0;
+}
+
+/* A blocking wait needs a bound, so that each loop still sees its deadline. */
+static int pp_bound_waits(int fd, const char *how)
+{
+    struct timeval limit = { 0, 100000 };
+    return strcmp(how, "poll") == 0 ? 0 : setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+}
+
+/* Waits (at most poll_seconds with poll, else 100 ms) and takes what arrived; returns the messages taken. */
+static int pp_take(int fd, const char *how, double poll_seconds)
+{
+    socklen_t length = sizeof pp_from[0];
+    if (strcmp(how, "poll") == 0 || strcmp(how, "recvfrom") == 0) {
+        int polled = strcmp(how, "poll") == 0;
+        if (polled && wait_readable(fd, poll_seconds) <= 0)
+            return 0;
+        pp_length[0] = recvfrom(fd, pp_buffers[0], sizeof pp_buffers[0], polled ? MSG_DONTWAIT : 0, (struct sockaddr *)&pp_from[0], &length);
+        return pp_length[0] < 0 ? 0 : 1;
+    }
+    if (strcmp(how, "recvmsg") == 0) {
+        struct iovec v = { pp_buffers[0], sizeof pp_buffers[0] };
+        struct msghdr h = { .msg_name = &pp_from[0], .msg_namelen = sizeof pp_from[0], .msg_iov = &v, .msg_iovlen = 1 };
+        pp_length[0] = recvmsg(fd, &h, 0);
+        return pp_length[0] < 0 ? 0 : 1;
+    }
+    static struct mmsghdr messages[BATCH];
+    static struct iovec vectors[BATCH];
+    for (int i = 0; i < BATCH; i++) {
+        vectors[i] = (struct iovec){ pp_buffers[i], sizeof pp_buffers[i] };
+        messages[i].msg_hdr = (struct msghdr){ .msg_name = &pp_from[i], .msg_namelen = sizeof pp_from[i], .msg_iov = &vectors[i], .msg_iovlen = 1 };
+    }
+    int taken = recvmmsg(fd, messages, BATCH, MSG_WAITFORONE, NULL);
+    for (int i = 0; i < taken; i++)
+        pp_length[i] = messages[i].msg_len;
+    return taken < 0 ? 0 : taken;
 }
 
 /* Datagrams in one receive: with GRO the kernel joins segments of one size and says the size in a control message. */
@@ -300,24 +350,24 @@ static int serve(const struct options *o)
         return fail("socket");
     if (bind(fd, (struct sockaddr *)&at, sizeof at) != 0)
         return fail("bind");
-    static char request[MAX_PAYLOAD + 1], response[MAX_PAYLOAD];
+    if (pp_bound_waits(fd, o->method) != 0)
+        return fail("setsockopt SO_RCVTIMEO");
+    static char response[MAX_PAYLOAD];
     fprintf(stderr, "READY ppserver port %d\n", bound_port(fd));
     long long served = 0, errors = 0;
     double deadline = now() + o->seconds, last = 0;
     while (now() < deadline && (last == 0 || o->idle <= 0 || now() - last < o->idle)) {
-        if (wait_readable(fd, 0.1) <= 0)
-            continue;
-        struct sockaddr_in from;
-        socklen_t from_length = sizeof from;
-        ssize_t n = recvfrom(fd, request, sizeof request, MSG_DONTWAIT, (struct sockaddr *)&from, &from_length);
-        if (n < 0)
-            continue;
-        memcpy(response, request, n < (ssize_t)sizeof(struct stamp) ? (size_t)n : sizeof(struct stamp));
-        if (sendto(fd, response, (size_t)o->response, 0, (struct sockaddr *)&from, from_length) < 0)
-            errors++;
-        else
-            served++;
-        last = now();
+        int taken = pp_take(fd, o->method, 0.1);
+        for (int i = 0; i < taken; i++) {
+            ssize_t n = pp_length[i];
+            memcpy(response, pp_buffers[i], n < (ssize_t)sizeof(struct stamp) ? (size_t)n : sizeof(struct stamp));
+            if (sendto(fd, response, (size_t)o->response, 0, (struct sockaddr *)&pp_from[i], sizeof pp_from[i]) < 0)
+                errors++;
+            else
+                served++;
+        }
+        if (taken > 0)
+            last = now();
     }
     printf("RESULT mode=ppserver served=%lld send_errors=%lld\n", served, errors);
     return 0;
@@ -348,7 +398,9 @@ static int ask(const struct options *o)
         return fail("socket");
     if (connect(fd, (struct sockaddr *)&to, sizeof to) != 0)
         return fail("connect");
-    static char request[MAX_PAYLOAD], response[MAX_PAYLOAD + 1];
+    if (pp_bound_waits(fd, o->method) != 0)
+        return fail("setsockopt SO_RCVTIMEO");
+    static char request[MAX_PAYLOAD];
     /* One-microsecond buckets up to 100 ms; later answers count in the last. */
     long long *buckets = calloc(LATENCY_BUCKETS + 1, sizeof *buckets);
     if (buckets == NULL)
@@ -362,7 +414,8 @@ static int ask(const struct options *o)
         send(fd, request, (size_t)o->request, 0);
     }
     while (now() < deadline) {
-        if (wait_readable(fd, 0.2) <= 0) {
+        int taken = pp_take(fd, o->method, 0.2);
+        if (taken == 0) {
             /* Nothing for 200 ms: the requests in flight are taken as lost and sent again, so the window refills. */
             if (now() - heard >= 0.2) {
                 lost += o->inflight;
@@ -375,21 +428,22 @@ static int ask(const struct options *o)
             }
             continue;
         }
-        ssize_t n = recv(fd, response, sizeof response, MSG_DONTWAIT);
-        if (n < (ssize_t)sizeof(struct stamp))
-            continue;
-        double arrived = now();
-        heard = arrived;
-        struct stamp s;
-        memcpy(&s, response, sizeof s);
-        if (arrived >= measuring) {
-            double micros = (arrived - s.sent) * 1e6;
-            buckets[micros < 0 ? 0 : micros >= LATENCY_BUCKETS ? LATENCY_BUCKETS : (int)micros]++;
-            completed++;
+        for (int i = 0; i < taken; i++) {
+            if (pp_length[i] < (ssize_t)sizeof(struct stamp))
+                continue;
+            double arrived = now();
+            heard = arrived;
+            struct stamp s;
+            memcpy(&s, pp_buffers[i], sizeof s);
+            if (arrived >= measuring) {
+                double micros = (arrived - s.sent) * 1e6;
+                buckets[micros < 0 ? 0 : micros >= LATENCY_BUCKETS ? LATENCY_BUCKETS : (int)micros]++;
+                completed++;
+            }
+            s = (struct stamp){ next++, now() };
+            memcpy(request, &s, sizeof s);
+            send(fd, request, (size_t)o->request, 0);
         }
-        s = (struct stamp){ next++, now() };
-        memcpy(request, &s, sizeof s);
-        send(fd, request, (size_t)o->request, 0);
     }
     double elapsed = now() - measuring;
     if (completed == 0) {
@@ -411,8 +465,8 @@ static int usage(void)
     fprintf(stderr,
             "usage: udplimit recv     [-a ADDR] -p PORT [-m recvfrom|recvmmsg|gro] [-t SECS] [-W FIRSTWAIT]\n"
             "       udplimit send     [-a ADDR] -p PORT [-m sendto|sendmmsg|gso] [-s SIZE] [-t SECS] [-g SEGS] [-U] [-k]\n"
-            "       udplimit ppserver [-a ADDR] -p PORT [-r RESPBYTES] [-t SECS] [-I IDLESECS]\n"
-            "       udplimit ppclient [-a ADDR] -p PORT [-n INFLIGHT] [-q BYTES] [-t SECS] [-w WARMUP]\n");
+            "       udplimit ppserver [-a ADDR] -p PORT [-m poll|recvfrom|recvmsg|recvmmsg] [-r RESPBYTES] [-t SECS] [-I IDLESECS]\n"
+            "       udplimit ppclient [-a ADDR] -p PORT [-m poll|recvfrom|recvmsg|recvmmsg] [-n INFLIGHT] [-q BYTES] [-t SECS] [-w WARMUP]\n");
     return 2;
 }
 
@@ -423,8 +477,11 @@ int main(int argc, char **argv)
     struct options o = { .address = "127.0.0.1", .method = "recvmmsg", .size = 64, .response = 512, .request = 512,
                          .inflight = 1, .seconds = 2, .first_wait = 10 };
     const char *mode = argv[1];
+    int pingpong = strcmp(mode, "ppserver") == 0 || strcmp(mode, "ppclient") == 0;
     if (strcmp(mode, "send") == 0)
         o.method = "sendmmsg";
+    if (pingpong)
+        o.method = "poll";
     optind = 2;
     for (int c; (c = getopt(argc, argv, "a:m:p:s:t:g:W:r:I:n:q:w:Uk")) != -1;) {
         switch (c) {
@@ -449,6 +506,10 @@ int main(int argc, char **argv)
     int binds = strcmp(mode, "recv") == 0 || strcmp(mode, "ppserver") == 0;
     if (o.port < (binds ? 0 : 1) || o.port > 65535 || !(o.seconds > 0 && o.seconds <= 600) || o.warmup < 0 || o.warmup > 60) {
         fprintf(stderr, "udplimit: -p must be 1 to 65535, -t above 0 and at most 600, -w 0 to 60\n");
+        return 2;
+    }
+    if (pingpong && !pp_method_known(o.method)) {
+        fprintf(stderr, "udplimit: %s -m %s: expected poll, recvfrom, recvmsg or recvmmsg\n", mode, o.method);
         return 2;
     }
     if (strcmp(mode, "recv") == 0)
