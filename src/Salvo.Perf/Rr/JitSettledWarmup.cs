@@ -2,11 +2,11 @@ namespace Salvo.Perf.Rr;
 
 /// <summary>
 /// Decides when an rr warm-up ends: no sooner than the minimum the user asked for, and then once the JIT has compiled
-/// no method for <c>idle</c> nanoseconds, or at the latest end. At one request in flight on one core, a run measured
-/// 0.5 s after start read 36,000-38,500 requests/s with p99 72-77 us, and one measured after 4 s read 44,000-47,000
-/// and 34-63 us, level with C's ppserver/ppclient placed the same way (docs/benchmarks.md): the difference was tiered
-/// compilation (tier 1, on-stack replacement, the instrumented tier) of the hot loops, 10 % of the core's samples in
-/// the second second and none in the third. A server's steady state is what rr is for, so the window waits for it;
+/// no method for <c>idle</c> nanoseconds, or at the latest end. At one request in flight on one core, runs measured
+/// 0.5 s after start read 39,307 requests/s with p99 74 us (medians of 6 rounds), and runs measured once the JIT had
+/// settled 47,056 and 43 us, level with C's ppserver/ppclient placed the same way (docs/benchmarks.md): the difference
+/// was tiered compilation (tier 1, on-stack replacement, the instrumented tier) of the hot loops, 10 % of the core's
+/// samples in the second second and none in the third. A server's steady state is what rr is for, so the window waits for it;
 /// the report says how long the warm-up took and how many methods the JIT still compiled while measuring.
 /// </summary>
 internal sealed class JitSettledWarmup

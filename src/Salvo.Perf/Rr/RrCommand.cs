@@ -123,7 +123,7 @@ internal static class RrCommand
         public Option<double> Warmup { get; } = CommonOptions.Seconds("--warmup", null, 0.5, "Unmeasured seconds first (0: none).", min: 0.01, allowZero: true);
 
         public Option<double> WarmupJitIdle { get; } = CommonOptions.Seconds("--warmup-jit-idle", null, 2,
-            $"After --warmup, warm up until the JIT has compiled no method for this many seconds, {RrRunner.MostWarmupSeconds:0} s of warm-up at most: tiered compilation of the hot loops cost a run measured after 0.5 s up to a fifth of its requests/s, and the runtime waits 1 s between its rounds of it on one CPU. The report gives the warm-up's length and the methods compiled while measuring. 0 keeps the warm-up at --warmup.",
+            $"After --warmup, warm up until the JIT has compiled no method for this many seconds, {RrRunner.MostWarmupSeconds:0} s of warm-up at most: tiered compilation of the hot loops cost a run measured after 0.5 s a sixth of its requests/s, and the runtime waits 1 s between its rounds of it on one CPU. The report gives the warm-up's length and the methods compiled while measuring. 0 keeps the warm-up at --warmup.",
             min: 0.01, allowZero: true);
 
         public Option<double> Rate { get; } = CommonOptions.Double("--rate", null, "PER_SECOND", 0, 0, 10_000_000, "requests/s",

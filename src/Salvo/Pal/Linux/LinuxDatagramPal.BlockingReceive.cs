@@ -37,8 +37,8 @@ internal sealed partial class LinuxDatagramPal
     // Whether the next wait should take one message with recvmsg(2) rather than a batch with recvmmsg(2): set after a
     // wait that slept and then took one message, cleared after a wait that found the socket not empty or took more.
     // recvmmsg costs more than recvmsg for one message (after the first it copies in and tries the next header and
-    // finds the queue empty): C's request/response pair on one core served 46,000 requests/s with
-    // recvmmsg(MSG_WAITFORONE) and 52,000 with recvmsg (docs/benchmarks.md, "Request/response at one in flight"). A
+    // finds the queue empty): C's request/response pair on one core served 51,809 requests/s with
+    // recvmmsg(MSG_WAITFORONE) and 55,918 with recvmsg (docs/benchmarks.md, "Request/response at one in flight"). A
     // socket whose waits find datagrams queued is back on recvmmsg at its next wait, so a stream keeps its batches.
     // Shared by the threads receiving on the socket: a race only picks the other call for one wait.
     private bool _expectOne;
