@@ -128,7 +128,7 @@ public sealed class TunnelDelegationTests
     }
 
     [Fact]
-    public async Task TunnelUp_OnAConsoleNotThisProcesss_RefusesRatherThanReplaceTheProcess()
+    public async Task TunnelShow_OnAnotherProcesssConsole_RefusesRatherThanReplaceThatProcess()
     {
         var (exit, _, error) = await Cli.RunAsync("tunnel", "show");
 

@@ -178,6 +178,33 @@ public sealed class StopSignalTests
         Assert.False(File.Exists(socket));
     }
 
+    /// <summary>
+    /// Ctrl+C in a terminal sends SIGINT to the whole foreground process group. 'salvo tunnel userspace -f' is one
+    /// process, the daemon in salvo's place, so the daemon hears it once and takes its interface down; a daemon run as
+    /// salvo's child would hear it from the terminal and again from salvo, and a second signal ends it at once. The
+    /// group here is a session of the test's own (setsid), in a namespace of its own.
+    /// </summary>
+    [RequiresFact(Requirement.Netns, Tools = ["setsid"])]
+    public void TunnelUserspaceForeground_SigintToItsProcessGroup_TheDaemonStopsCleanlyOnce()
+    {
+        using var lab = new NetworkLab();
+        var name = $"slvug{Environment.ProcessId % 10_000}";
+        var socket = $"/var/run/wireguard/{name}.sock";
+        using var child = SalvoChild.Start(["tunnel", "userspace", "-f", name], interruptible: true, wrapper: ["ip", "netns", "exec", lab.HostA, "setsid"]);
+        child.Output.WaitFor($"wireguard-salvo: {name} up", Bound);
+        var group = Run("ps", "-o", "pgid=", "-p", child.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)).Output.Trim();
+        Assert.Equal(child.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), group);
+
+        Assert.Equal(0, Run("kill", "-s", "INT", "--", "-" + group).Exit);
+
+        Assert.True(child.Process.WaitForExit(Bound), $"it did not end on SIGINT: {child.Output.Text}");
+        child.Process.WaitForExit();
+        Assert.True(child.Process.ExitCode == 0, $"exit code {child.Process.ExitCode}: {child.Output.Text}");
+        Assert.Contains($"wireguard-salvo: {name} down (stop signal); control socket removed", child.Output.Text, StringComparison.Ordinal);
+        Assert.NotEqual(0, Run("ip", "-n", lab.HostA, "link", "show", name).Exit);
+        Assert.False(File.Exists(socket));
+    }
+
     /// <summary>Sends the signal, waits (bounded) for the exit code and returns all the child printed.</summary>
     private static string Stop(SalvoChild child, string signal, int exitCode)
     {
