@@ -14,8 +14,9 @@ internal static class WireGuardDaemon
 {
     /// <summary>Becomes <c>wireguard-salvo <paramref name="arguments"/></c>; returns only by throwing.</summary>
     /// <exception cref="CliException">No daemon program, the kernel refused it, or the console is not this process's own.</exception>
+    /// <exception cref="OperationCanceledException">A stop signal came before the daemon could take the process over.</exception>
     [DoesNotReturn]
-    public static void Run(CliConsole console, string command, IReadOnlyList<string> arguments)
+    public static void Run(CliConsole console, string command, IReadOnlyList<string> arguments, CancellationToken stop)
     {
         // The daemon writes to file descriptors 1 and 2 itself; a console that is not this process's (a test's
         // writer) would see none of it, and the process it replaced would be the one running the test.
@@ -29,6 +30,9 @@ internal static class WireGuardDaemon
         console.Note($"salvo: 'salvo tunnel {command}' is deprecated and will be removed: use '{replacement}', the WireGuard daemon's own program");
         console.Error.Flush();
         console.Out.Flush();
+
+        // salvo took a signal that came before the exec; the daemon would start without it and run on.
+        stop.ThrowIfCancellationRequested();
         try
         {
             ProgramImage.Replace([.. daemon, .. arguments]);
