@@ -1,10 +1,10 @@
 namespace Salvo.WireGuard;
 
 /// <summary>
-/// How to run wireguard-salvo, for the detaching start and for 'salvo tunnel bench': the path in
-/// <see cref="Variable"/> when set, this process when it is wireguard-salvo (the apphost or a native build), else the
-/// wireguard-salvo beside this assembly: its apphost, or dotnet with its dll (salvo's
-/// 'tunnel userspace' runs the daemon's code in its own process, and the daemon's build lands beside salvo's).
+/// How to run wireguard-salvo again, for the detaching start: the path in <see cref="Variable"/> when set, this
+/// process when it is wireguard-salvo (the apphost or a native build), else the wireguard-salvo beside this assembly:
+/// its apphost, or dotnet with its dll (this process is 'dotnet wireguard-salvo.dll'). salvo finds the program the
+/// same way with its own code (src/Salvo.Perf/Tunnel/DaemonProgram.cs).
 /// </summary>
 internal static class DaemonExecutable
 {

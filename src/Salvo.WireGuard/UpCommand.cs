@@ -16,7 +16,7 @@ namespace Salvo.WireGuard;
 /// </summary>
 internal static class UpCommand
 {
-    /// <summary>Where a running <c>up</c> writes its status once a second for <c>show</c> to print.</summary>
+    /// <summary>Where a running <c>up</c> writes its status once a second for <c>show</c> to print; a fixed path docs/cli.md gives, which salvo's tunnel bench also names (DaemonProgram.StatusFolder).</summary>
     public const string StatusFolder = "/run/salvo-tunnel";
 
     private const int ListedAtExit = 100;

@@ -8,7 +8,7 @@ namespace Salvo.Perf.Tunnel;
 
 /// <summary>
 /// A <see cref="NamespaceLab"/> (198.18.0.1 and .2 on a veth pair, MTU 1500) carrying six paths side by side: the
-/// plain veth and the five <see cref="BenchTunnel"/>s (each end a 'salvo tunnel up' process or wireguard-go, MTU 1420),
+/// plain veth and the five <see cref="BenchTunnel"/>s (each end a 'wireguard-salvo up' process or wireguard-go, MTU 1420),
 /// with an iperf3 server in B. Disposing ends every process it started, by its own
 /// handle, and removes both namespaces.
 /// </summary>
@@ -78,7 +78,7 @@ internal sealed class BenchLab : IDisposable
         {
             foreach (var device in BenchTunnel.All.SelectMany(t => t.SalvoDeviceNames(owner)))
             {
-                File.Delete(Path.Combine(Salvo.WireGuard.UpCommand.StatusFolder, device));
+                File.Delete(Path.Combine(DaemonProgram.StatusFolder, device));
             }
         }
     }
@@ -142,7 +142,7 @@ internal sealed class BenchLab : IDisposable
             Endpoint = {peerUnderlay}:{port}
             TcpFallback = {tcpFallback}
             """);
-        StartBackground(host, [.. Salvo.WireGuard.DaemonExecutable.Command(), "up", file, "--name", name], Path.Combine(Salvo.WireGuard.UpCommand.StatusFolder, name));
+        StartBackground(host, [.. DaemonProgram.Command(), "up", file, "--name", name], Path.Combine(DaemonProgram.StatusFolder, name));
         WaitFor(host, name, address);
     }
 

@@ -72,7 +72,7 @@ internal static class TunnelCommand
         {
             config, name, time, duration,
         };
-        command.SetAction(async (parse, cancellationToken) =>
+        command.SetAction((parse, cancellationToken) =>
         {
             if (parse.GetValue(time) is not null && parse.GetValue(duration) is not null)
             {
@@ -90,7 +90,8 @@ internal static class TunnelCommand
                 arguments.AddRange(["--time", seconds.ToString("R", System.Globalization.CultureInfo.InvariantCulture)]);
             }
 
-            return await WireGuardDaemon.RunAsync(console, "up", arguments, cancellationToken).ConfigureAwait(false);
+            WireGuardDaemon.Run(console, "up", arguments, cancellationToken);
+            return Task.CompletedTask;
         });
         return command;
     }
@@ -104,7 +105,7 @@ internal static class TunnelCommand
         {
             name,
         };
-        command.SetAction(async (parse, cancellationToken) =>
+        command.SetAction((parse, cancellationToken) =>
         {
             List<string> arguments = ["show"];
             if (parse.GetValue(name) is { } shown)
@@ -118,7 +119,8 @@ internal static class TunnelCommand
                 arguments.Add("--json");
             }
 
-            return await WireGuardDaemon.RunAsync(console, "show", arguments, cancellationToken).ConfigureAwait(false);
+            WireGuardDaemon.Run(console, "show", arguments, cancellationToken);
+            return Task.CompletedTask;
         });
         return command;
     }
@@ -133,11 +135,12 @@ internal static class TunnelCommand
         {
             name, foreground,
         };
-        command.SetAction(async (parse, cancellationToken) =>
+        command.SetAction((parse, cancellationToken) =>
         {
             List<string> arguments = parse.GetValue(foreground) ? ["--foreground"] : [];
             arguments.Add(parse.GetValue(name)!);
-            return await WireGuardDaemon.RunAsync(console, "userspace", arguments, cancellationToken).ConfigureAwait(false);
+            WireGuardDaemon.Run(console, "userspace", arguments, cancellationToken);
+            return Task.CompletedTask;
         });
         return command;
     }

@@ -117,7 +117,7 @@ public sealed class StopSignalTests
 
     /// <summary>
     /// In a namespace of its own, so the interface and its route touch nothing of the host's. The deprecated 'salvo tunnel
-    /// up' runs the daemon's command in this process: it names wireguard-salvo once and still ends on salvo's signal.
+    /// up' hands its process over to the daemon's program: it names wireguard-salvo once and still ends on salvo's signal.
     /// </summary>
     [RequiresFact(Requirement.Netns)]
     public void TunnelUp_Sigterm_RemovesTheInterfaceRoutesAndStatusFileAndExitsZero()
@@ -149,6 +149,60 @@ public sealed class StopSignalTests
         {
             Directory.Delete(folder, recursive: true);
         }
+    }
+
+    /// <summary>
+    /// The deprecated 'salvo tunnel userspace -f' is the daemon's own program once it runs (the process salvo started as
+    /// now runs wireguard-salvo; before, salvo's own dll ran the daemon's code), and SIGTERM sent to salvo's process
+    /// id reaches it: it takes the interface down, removes its control socket and exits 0. In a namespace of its own.
+    /// </summary>
+    [RequiresFact(Requirement.Netns)]
+    public void TunnelUserspaceForeground_Sigterm_ReachesTheDaemonWhichRemovesTheInterfaceAndSocket()
+    {
+        using var lab = new NetworkLab();
+        var name = $"slvus{Environment.ProcessId % 10_000}";
+        var socket = $"/var/run/wireguard/{name}.sock";
+        using var child = SalvoChild.Start(["tunnel", "userspace", "-f", name], wrapper: ["ip", "netns", "exec", lab.HostA]);
+        child.Output.WaitFor($"wireguard-salvo: {name} up", Bound);
+        Assert.Contains("'salvo tunnel userspace' is deprecated and will be removed: use 'wireguard-salvo [-f] IFACE'", child.Output.Text, StringComparison.Ordinal);
+        var commandLine = File.ReadAllText($"/proc/{child.Process.Id}/cmdline").Split('\0');
+        Assert.Contains(commandLine, part => Path.GetFileName(part) is "wireguard-salvo" or "wireguard-salvo.dll");
+        Assert.DoesNotContain(commandLine, part => part.EndsWith("Salvo.Perf.dll", StringComparison.Ordinal));
+        Assert.Equal(0, Run("ip", "-n", lab.HostA, "link", "show", name).Exit);
+        Assert.True(File.Exists(socket), "no control socket");
+
+        var output = Stop(child, "TERM", 0);
+
+        Assert.Contains($"wireguard-salvo: {name} down (stop signal); control socket removed", output, StringComparison.Ordinal);
+        Assert.NotEqual(0, Run("ip", "-n", lab.HostA, "link", "show", name).Exit);
+        Assert.False(File.Exists(socket));
+    }
+
+    /// <summary>
+    /// Ctrl+C in a terminal sends SIGINT to the whole foreground process group. 'salvo tunnel userspace -f' is one
+    /// process, the daemon in salvo's place, so the daemon hears it once and takes its interface down; a daemon run as
+    /// salvo's child would hear it from the terminal and again from salvo, and a second signal ends it at once. The
+    /// group here is a session of the test's own (setsid), in a namespace of its own.
+    /// </summary>
+    [RequiresFact(Requirement.Netns, Tools = ["setsid"])]
+    public void TunnelUserspaceForeground_SigintToItsProcessGroup_TheDaemonStopsCleanlyOnce()
+    {
+        using var lab = new NetworkLab();
+        var name = $"slvug{Environment.ProcessId % 10_000}";
+        var socket = $"/var/run/wireguard/{name}.sock";
+        using var child = SalvoChild.Start(["tunnel", "userspace", "-f", name], interruptible: true, wrapper: ["ip", "netns", "exec", lab.HostA, "setsid"]);
+        child.Output.WaitFor($"wireguard-salvo: {name} up", Bound);
+        var group = Run("ps", "-o", "pgid=", "-p", child.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)).Output.Trim();
+        Assert.Equal(child.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), group);
+
+        Assert.Equal(0, Run("kill", "-s", "INT", "--", "-" + group).Exit);
+
+        Assert.True(child.Process.WaitForExit(Bound), $"it did not end on SIGINT: {child.Output.Text}");
+        child.Process.WaitForExit();
+        Assert.True(child.Process.ExitCode == 0, $"exit code {child.Process.ExitCode}: {child.Output.Text}");
+        Assert.Contains($"wireguard-salvo: {name} down (stop signal); control socket removed", child.Output.Text, StringComparison.Ordinal);
+        Assert.NotEqual(0, Run("ip", "-n", lab.HostA, "link", "show", name).Exit);
+        Assert.False(File.Exists(socket));
     }
 
     /// <summary>Sends the signal, waits (bounded) for the exit code and returns all the child printed.</summary>

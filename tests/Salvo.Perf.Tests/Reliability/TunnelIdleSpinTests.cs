@@ -17,7 +17,7 @@ public sealed partial class TunnelIdleSpinTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
-    /// <summary>The deprecated 'salvo tunnel up' (the daemon's command in salvo's process) and the daemon itself.</summary>
+    /// <summary>The deprecated 'salvo tunnel up' (which hands its process over to the daemon's program) and the daemon itself.</summary>
     [RequiresTheory(Requirement.Netns, Tools = ["strace"])]
     [InlineData("Salvo.Perf.dll", "tunnel", "up")]
     [InlineData("wireguard-salvo.dll", "up", null)]
