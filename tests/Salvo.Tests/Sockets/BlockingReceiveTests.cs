@@ -21,14 +21,11 @@ public sealed class BlockingReceiveTests
     private const int WarmUp = 20_000;
     private const int Measured = 20_000;
 
-    // recvmmsg's system call number, as /proc/PID/task/TID/syscall names it: arch/x86/entry/syscalls/syscall_64.tbl
-    // (poll there is 7) and include/uapi/asm-generic/unistd.h for arm64 (where glibc's poll is ppoll, 73).
-    private static int RecvMmsgNumber => RuntimeInformation.ProcessArchitecture switch
-    {
-        System.Runtime.InteropServices.Architecture.X64 => 299,
-        System.Runtime.InteropServices.Architecture.Arm64 => 243,
-        var other => throw new PlatformNotSupportedException($"no recvmmsg number recorded for {other}"),
-    };
+    // System call numbers, as /proc/PID/task/TID/syscall names them: arch/x86/entry/syscalls/syscall_64.tbl (poll
+    // there is 7) and include/uapi/asm-generic/unistd.h for arm64 (where glibc's poll is ppoll, 73).
+    private static int RecvMmsgNumber => SyscallNumber("recvmmsg", x64: 299, arm64: 243);
+
+    private static int RecvMsgNumber => SyscallNumber("recvmsg", x64: 47, arm64: 212);
 
     [RequiresFact(Requirement.Linux)]
     public void OneRequestInFlight_EveryRequestIsAnsweredOnce_AndNeitherEndAllocates()
@@ -115,14 +112,6 @@ public sealed class BlockingReceiveTests
         Assert.Equal(1, task.Result);
         Assert.True(call == RecvMmsgNumber, $"the blocked receive slept in system call {call}, not recvmmsg ({RecvMmsgNumber})");
     }
-
-    // recvmsg's number, from the same tables.
-    private static int RecvMsgNumber => RuntimeInformation.ProcessArchitecture switch
-    {
-        System.Runtime.InteropServices.Architecture.X64 => 47,
-        System.Runtime.InteropServices.Architecture.Arm64 => 212,
-        var other => throw new PlatformNotSupportedException($"no recvmsg number recorded for {other}"),
-    };
 
     [RequiresFact(Requirement.Linux)]
     public void AWaitThatSleptForOneDatagram_TheNextSleepsInRecvmsg_AndAQueuedBurstStillComesInBatches()
@@ -347,6 +336,13 @@ public sealed class BlockingReceiveTests
             TaskCreationOptions.LongRunning);
         return (path.Task.WaitAsync(TimeSpan.FromSeconds(10)).GetAwaiter().GetResult(), receive);
     }
+
+    private static int SyscallNumber(string name, int x64, int arm64) => RuntimeInformation.ProcessArchitecture switch
+    {
+        System.Runtime.InteropServices.Architecture.X64 => x64,
+        System.Runtime.InteropServices.Architecture.Arm64 => arm64,
+        var other => throw new PlatformNotSupportedException($"no {name} number recorded for {other}"),
+    };
 
     /// <summary>Waits (at most 10 s) until the thread sleeps in one system call; returns that call's number.</summary>
     private static int WaitUntilAsleep(string thread)
