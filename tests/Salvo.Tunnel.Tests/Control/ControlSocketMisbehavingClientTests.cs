@@ -169,7 +169,10 @@ public sealed class ControlSocketMisbehavingClientTests
     [Fact]
     public void Connection_AcceptedWhileLargeRequestsHoldEveryTurn_SmallSetStillAnswered()
     {
-        using var lab = new UapiTestDevice(UapiLimits.Default with { LargeRequestsAtOnce = 1, LargeRequestBytes = 1024 });
+        // The large requests stay open past the default 5 s idle timeout: in a loaded test run the whole sequence once
+        // took 5 s, and the idle close of the large request (a broken pipe on its last line), not the turns, failed
+        // the test. Queued behind them, the set would still wait for their 60 s request timeout.
+        using var lab = new UapiTestDevice(UapiLimits.Default with { LargeRequestsAtOnce = 1, LargeRequestBytes = 1024, IdleTimeout = TimeSpan.FromSeconds(60) });
         using var large = new UapiClient(lab.Path);
         var body = new StringBuilder("set=1\n");
         while (body.Length < 4096)
