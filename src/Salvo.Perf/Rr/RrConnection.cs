@@ -208,7 +208,7 @@ internal sealed class RrConnection : IDisposable
         long sent = 0;
         while (true)
         {
-            var due = pacer.WaitForBurst(sent, _plan.MeasureEndNanoseconds);
+            var due = _plan.HasEnded(MonotonicClock.NowNanoseconds()) ? 0 : pacer.WaitForBurst(sent, _plan.MeasureEndNanoseconds);
             if (due == 0)
             {
                 return;

@@ -9,6 +9,7 @@ internal sealed class RrPlan
 {
     private long _warmupEndNanoseconds;
     private long _measureEndNanoseconds;
+    private volatile bool _stopped;
 
     /// <summary>A window fixed from the start.</summary>
     /// <param name="warmupEndNanoseconds">Start of the measured window (monotonic ns).</param>
@@ -48,9 +49,23 @@ internal sealed class RrPlan
     /// <summary>Whether <paramref name="nowNanoseconds"/> lies in the measured window.</summary>
     public bool IsMeasuring(long nowNanoseconds) => nowNanoseconds >= WarmupEndNanoseconds && nowNanoseconds < MeasureEndNanoseconds;
 
-    /// <summary>Whether the window ended at least <paramref name="graceNanoseconds"/> before <paramref name="nowNanoseconds"/> (never while it is unopened).</summary>
+    /// <summary>
+    /// Ends the run now, window or not (the user stopped it): every connection's loop sees <see cref="HasEnded"/> at its
+    /// next turn, within one receive timeout, so its socket is not disposed under it.
+    /// </summary>
+    public void Stop() => _stopped = true;
+
+    /// <summary>
+    /// Whether the window ended at least <paramref name="graceNanoseconds"/> before <paramref name="nowNanoseconds"/>
+    /// (never while it is unopened), or the run was stopped.
+    /// </summary>
     public bool HasEnded(long nowNanoseconds, long graceNanoseconds = 0)
     {
+        if (_stopped)
+        {
+            return true;
+        }
+
         var end = MeasureEndNanoseconds;
         return nowNanoseconds >= end && nowNanoseconds - end >= graceNanoseconds;
     }

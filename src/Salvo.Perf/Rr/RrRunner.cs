@@ -17,6 +17,9 @@ internal static class RrRunner
     /// <summary>How often the warm-up looks at the JIT's count of compiled methods.</summary>
     private static readonly TimeSpan JitPollInterval = TimeSpan.FromMilliseconds(50);
 
+    /// <summary>How long a stop waits for each connection's thread: a receive waits 10 ms at a time, a pacer sleeps less.</summary>
+    private static readonly TimeSpan StopWait = TimeSpan.FromSeconds(5);
+
     /// <summary>How often progress is reported.</summary>
     private static readonly TimeSpan ProgressInterval = TimeSpan.FromMilliseconds(250);
 
@@ -42,9 +45,9 @@ internal static class RrRunner
 
         var connections = Enumerable.Range(0, settings.Connections).Select(_ => new RrConnection(target, plan, CreateCodec(settings), settings.ResponseBytes, settings.Backend, settings.AfXdpBusyPoll)).ToArray();
         var pinFailures = new PinFailures();
+        var threads = new List<Thread>();
         try
         {
-            var threads = new List<Thread>();
             for (var i = 0; i < connections.Length; i++)
             {
                 var connection = connections[i];
@@ -128,6 +131,19 @@ internal static class RrRunner
                 JitMillisecondsWhileMeasuring = jitTimeInWindow.TotalMilliseconds,
                 ProcessCpuMicrosecondsPerRequest = PerRequest(cpuWhileMeasuring, connections.Sum(c => c.CompletedInWindow)),
             };
+        }
+        catch (OperationCanceledException)
+        {
+            // Stopped (SIGTERM, Ctrl+C): the connections' threads end at their next turn before their sockets are
+            // disposed; disposed under a thread blocked in its receive, the socket's ObjectDisposedException ended
+            // the process (exit 134) instead of the stop.
+            plan.Stop();
+            foreach (var thread in threads)
+            {
+                thread.Join(StopWait);
+            }
+
+            throw;
         }
         finally
         {

@@ -115,6 +115,22 @@ public sealed class StopSignalTests
         Assert.Contains("salvo: cancelled (SIGTERM)", output, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("--rate", "0")]
+    [InlineData("--rate", "2000")]
+    public void Rr_SigtermWhileItsThreadsWaitInReceive_ExitsWith143(string option, string value)
+    {
+        // The stop used to dispose the client sockets under threads blocked in their receive: the thread's
+        // ObjectDisposedException ended the process with SIGABRT (exit 134) instead.
+        using var child = SalvoChild.Start(["rr", "-t", "30", "--warmup-jit-idle", "0.2", option, value]);
+        child.Output.WaitFor("salvo rr: measuring", Bound);
+
+        var output = Stop(child, "TERM", 143);
+
+        Assert.Contains("salvo: cancelled (SIGTERM)", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("Unhandled exception", output, StringComparison.Ordinal);
+    }
+
     /// <summary>
     /// In a namespace of its own, so the interface and its route touch nothing of the host's. The deprecated 'salvo tunnel
     /// up' hands its process over to the daemon's program: it names wireguard-salvo once and still ends on salvo's signal.
